@@ -1,0 +1,34 @@
+// Dense invariant checks that stay on in release builds.
+//
+// A violated invariant is a bug in Latchwork or in the program under test. The
+// handler prints where it happened and, when a simulation is running, the seed
+// and a command that replays the run (see set_replay_hint), then aborts.
+#pragma once
+
+#include <string>
+
+namespace lw {
+
+// Registers the text printed after an invariant violation, typically
+// "seed=42; replay: latchwork torn-read --seed 42 ...". The simulator and the
+// command-line tool set it when a run starts. Thread-local: each simulation runs
+// on one OS thread.
+void set_replay_hint(std::string hint);
+const std::string& replay_hint();
+
+[[noreturn]] void invariant_failed(const char* expr, const char* file, int line,
+                                   const std::string& message);
+
+}  // namespace lw
+
+#define LW_CHECK(cond)                                              \
+  do {                                                              \
+    if (!(cond)) [[unlikely]]                                       \
+      ::lw::invariant_failed(#cond, __FILE__, __LINE__, {});        \
+  } while (0)
+
+#define LW_CHECK_MSG(cond, msg)                                     \
+  do {                                                              \
+    if (!(cond)) [[unlikely]]                                       \
+      ::lw::invariant_failed(#cond, __FILE__, __LINE__, (msg));     \
+  } while (0)

@@ -1,0 +1,74 @@
+// The one typed, validated description of a run: the cluster's shape, the
+// backend, the RDMA semantics, the timing model and the seed.
+//
+// Loaded from JSON (see configs/*.json), overridden by command-line flags, and
+// validated before anything runs. Nothing reads environment variables.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "latchwork/base/layout.h"
+#include "latchwork/config/semantics.h"
+
+namespace lw {
+
+// The fixed-cost timing model of the simulator (a calibrated NIC model is
+// pluggable behind the same interface).
+struct TimingConfig {
+  Nanos one_way_ns = 900;          // requester NIC to responder memory, one way
+  double bytes_per_ns = 12.5;      // link bandwidth (100 Gbit/s)
+  Nanos jitter_ns = 100;           // uniform extra latency per message
+  Nanos post_cpu_ns = 60;          // CPU cost of posting one work request (doorbell, WQE)
+  Nanos poll_cpu_ns = 40;          // CPU cost of polling a completion and resuming a coroutine
+  Nanos cpu_access_ns = 20;        // CPU cost of a load/store/atomic on a memory node
+  Nanos pcie_ns = 250;             // responder NIC to host memory (one PCIe transaction)
+  Nanos device_memory_ns = 40;     // responder NIC to on-chip device memory
+};
+
+struct ThreadsConfig {
+  // Copy the lines of a multi-line READ in random order with yields between
+  // them, and run NIC atomics as a separate load and store.
+  bool adversarial = false;
+};
+
+struct ClusterConfig {
+  std::string backend = "sim";  // sim | threads
+  uint32_t compute_nodes = 1;
+  uint32_t threads_per_node = 1;
+  uint32_t coroutines_per_thread = 1;
+  uint32_t memory_nodes = 1;
+  uint32_t memory_node_threads = 0;  // CPU threads on each memory node (local access)
+  uint64_t memory_node_bytes = 64ull << 20;
+  uint64_t device_memory_bytes = 256ull << 10;  // on-chip memory per memory node
+  uint32_t queue_depth = 256;  // outstanding work requests per queue pair
+  uint64_t seed = 1;
+  std::string semantics_profile = "spec";
+  Semantics semantics = Semantics::spec();
+  TimingConfig timing;
+  ThreadsConfig threads;
+
+  // Limits that validation enforces.
+  static constexpr uint32_t kMaxNodes = 1024;
+  static constexpr uint32_t kMaxThreadsPerNode = 1024;
+  static constexpr uint32_t kMaxCoroutinesPerThread = 1024;
+  static constexpr uint64_t kMaxMemoryNodeBytes = 1ull << 40;
+
+  uint64_t total_compute_threads() const {
+    return uint64_t{compute_nodes} * threads_per_node;
+  }
+
+  // Returns an empty string if valid, else a message naming the bad field.
+  std::string validate() const;
+
+  // JSON round trip. from_json starts from `base`, so a file only needs the
+  // fields it changes; unknown keys are errors (a typo must not pass silently).
+  std::string to_json() const;
+  static std::string from_json(const std::string& text, ClusterConfig* inout);
+  static std::string from_json_file(const std::string& path, ClusterConfig* inout);
+
+  // Selects a semantics profile by name, replacing all switches.
+  std::string set_profile(const std::string& name);
+};
+
+}  // namespace lw

@@ -1,0 +1,117 @@
+// Task<T>: a lazily started C++20 coroutine that produces a T.
+//
+// A Task runs when awaited and resumes its awaiter when it finishes (symmetric
+// transfer, so deep chains of awaits use no stack). Remote operations suspend
+// only at an explicit co_await; a Task never suspends behind its caller's back.
+// Exceptions are not used: an exception escaping a Task terminates the program.
+#pragma once
+
+#include <coroutine>
+#include <cstdlib>
+#include <exception>
+#include <optional>
+#include <utility>
+
+#include "latchwork/base/assert.h"
+
+namespace lw {
+
+template <typename T = void>
+class [[nodiscard]] Task;
+
+namespace detail {
+
+struct TaskPromiseBase {
+  std::coroutine_handle<> continuation = std::noop_coroutine();
+
+  std::suspend_always initial_suspend() noexcept { return {}; }
+
+  struct FinalAwaiter {
+    bool await_ready() noexcept { return false; }
+    template <typename P>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
+      return h.promise().continuation;
+    }
+    void await_resume() noexcept {}
+  };
+  FinalAwaiter final_suspend() noexcept { return {}; }
+  void unhandled_exception() noexcept { std::terminate(); }
+};
+
+template <typename T>
+struct TaskPromise : TaskPromiseBase {
+  std::optional<T> value;
+  Task<T> get_return_object() noexcept;
+  template <typename U>
+  void return_value(U&& v) { value.emplace(std::forward<U>(v)); }
+};
+
+template <>
+struct TaskPromise<void> : TaskPromiseBase {
+  Task<void> get_return_object() noexcept;
+  void return_void() noexcept {}
+};
+
+}  // namespace detail
+
+template <typename T>
+class [[nodiscard]] Task {
+ public:
+  using promise_type = detail::TaskPromise<T>;
+  using Handle = std::coroutine_handle<promise_type>;
+
+  Task() = default;
+  explicit Task(Handle h) : h_(h) {}
+  Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Task& operator=(Task&& o) noexcept {
+    if (this != &o) {
+      reset();
+      h_ = std::exchange(o.h_, {});
+    }
+    return *this;
+  }
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+  ~Task() { reset(); }
+
+  bool valid() const { return static_cast<bool>(h_); }
+  bool done() const { return h_ && h_.done(); }
+
+  auto operator co_await() && noexcept {
+    struct Awaiter {
+      Handle h;
+      bool await_ready() noexcept { return !h || h.done(); }
+      std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiting) noexcept {
+        h.promise().continuation = awaiting;
+        return h;
+      }
+      T await_resume() {
+        LW_CHECK_MSG(h && h.done(), "awaited an empty or unfinished Task");
+        if constexpr (!std::is_void_v<T>) return std::move(*h.promise().value);
+      }
+    };
+    return Awaiter{h_};
+  }
+
+  // For the runtime: the raw handle (ownership stays with the Task).
+  Handle handle() const { return h_; }
+
+ private:
+  void reset() {
+    if (h_) h_.destroy();
+    h_ = {};
+  }
+  Handle h_;
+};
+
+namespace detail {
+template <typename T>
+Task<T> TaskPromise<T>::get_return_object() noexcept {
+  return Task<T>(std::coroutine_handle<TaskPromise<T>>::from_promise(*this));
+}
+inline Task<void> TaskPromise<void>::get_return_object() noexcept {
+  return Task<void>(std::coroutine_handle<TaskPromise<void>>::from_promise(*this));
+}
+}  // namespace detail
+
+}  // namespace lw

@@ -1,0 +1,47 @@
+// The `sim` backend: a deterministic discrete-event simulator of the whole
+// cluster in one OS thread.
+//
+// Every coroutine of every simulated thread runs here in virtual time. All
+// randomness (latency jitter, relaxation windows, line fetch order) comes from
+// one generator seeded by the config, and every decision is folded into a
+// rolling trace hash: the same seed and config give the same execution and the
+// same hash. The semantics contract (config/semantics.h) decides which of the
+// RDMA relaxations are in effect.
+#pragma once
+
+#include <memory>
+
+#include "latchwork/sim/timing_model.h"
+#include "latchwork/verbs/backend.h"
+
+namespace lw {
+
+class SimBackend final : public Backend {
+ public:
+  explicit SimBackend(const ClusterConfig& config);
+  ~SimBackend() override;
+
+  std::string_view name() const override { return "sim"; }
+  const ClusterConfig& config() const override;
+
+  RemoteAddr allocate(NodeId memory_node, uint64_t bytes, uint64_t align = kCacheLine) override;
+  RemoteAddr allocate_device_memory(NodeId memory_node, uint64_t bytes) override;
+  void host_write(RemoteAddr dst, const void* src, uint64_t bytes) override;
+  void host_read(RemoteAddr src, void* dst, uint64_t bytes) override;
+
+  void spawn(Placement where, WorkerMain main) override;
+  RunStats run() override;
+
+  // Replaces the timing model (before run()).
+  void set_timing_model(std::unique_ptr<TimingModel> model);
+  // Stops run() with an invariant violation after this many events (a bound on
+  // runaway programs). Default: 2^40.
+  void set_event_limit(uint64_t limit);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lw

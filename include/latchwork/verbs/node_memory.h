@@ -1,0 +1,60 @@
+// The memory of one memory node, as every backend lays it out.
+//
+// A node's address space (offsets of RemoteAddr):
+//
+//   0        4096                         bytes      2^46            2^46 + dm
+//   +--------+----------------------------+ ... ------+---------------+
+//   |reserved|  host memory (registered)  |  (hole)   | device memory |
+//   +--------+----------------------------+ ... ------+---------------+
+//
+// Offsets below 4096 are reserved so that no valid address is null. Device
+// (on-chip NIC) memory is a second registered region far above host memory.
+// Storage is 8-byte words so that backends with real threads can access it
+// through std::atomic_ref<uint64_t>.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "latchwork/base/layout.h"
+#include "latchwork/base/status.h"
+#include "latchwork/verbs/work_request.h"
+
+namespace lw {
+
+class NodeMemory {
+ public:
+  static constexpr uint64_t kReservedBytes = 4096;
+  static constexpr uint64_t kDeviceBase = uint64_t{1} << 46;
+
+  NodeMemory(uint64_t host_bytes, uint64_t device_bytes);
+
+  // Validates an access as the responder NIC would, without touching memory.
+  Status check(uint64_t offset, uint64_t length, bool atomic) const;
+  Status check(const WorkRequest& wr) const {
+    return check(wr.remote.offset(), is_atomic(wr.opcode) ? 8 : wr.length, is_atomic(wr.opcode));
+  }
+
+  bool is_device(uint64_t offset) const { return offset >= kDeviceBase; }
+
+  // Raw storage of a validated range (byte or word view).
+  std::byte* bytes(uint64_t offset);
+  uint64_t* word(uint64_t offset) { return reinterpret_cast<uint64_t*>(bytes(offset)); }
+
+  // Bump allocation in host or device memory; returns 0 when full.
+  uint64_t allocate(uint64_t length, uint64_t align);
+  uint64_t allocate_device(uint64_t length, uint64_t align);
+
+  uint64_t host_bytes() const { return host_bytes_; }
+  uint64_t device_bytes() const { return device_bytes_; }
+
+ private:
+  uint64_t host_bytes_;
+  uint64_t device_bytes_;
+  std::unique_ptr<uint64_t[]> host_;
+  std::unique_ptr<uint64_t[]> device_;
+  uint64_t host_next_ = kReservedBytes;
+  uint64_t device_next_ = 0;
+};
+
+}  // namespace lw

@@ -1,0 +1,192 @@
+// The coroutine verbs API: what data-structure code is written against.
+//
+// A Worker is the context of one coroutine on one compute (or memory-node)
+// thread. Every remote operation is an explicit co_await:
+//
+//   Status s = co_await w.read(buf, addr, 64);
+//   Result<uint64_t> r = co_await w.cas(latch, 0, 1);
+//
+// Operations to one memory node can be posted together on the thread's queue
+// pair to that node (doorbell batching) and awaited once:
+//
+//   Batch b;
+//   b.write(data_addr, buf, 256);
+//   b.cas(latch_addr, 1, 0);
+//   Status s = co_await w.execute(b);
+//
+// Ordering on one queue pair follows the semantics contract (see
+// config/semantics.h). Coroutines of one thread share its queue pairs.
+#pragma once
+
+#include <array>
+#include <coroutine>
+#include <cstdint>
+
+#include "latchwork/base/assert.h"
+#include "latchwork/base/layout.h"
+#include "latchwork/base/random.h"
+#include "latchwork/base/status.h"
+#include "latchwork/verbs/work_request.h"
+
+namespace lw {
+
+// Where a coroutine runs.
+struct Placement {
+  enum class Kind : uint8_t { kCompute, kMemory };
+  Kind kind = Kind::kCompute;
+  uint32_t node = 0;       // compute node index, or memory node id
+  uint32_t thread = 0;     // thread on that node
+  uint32_t coroutine = 0;  // coroutine slot on that thread
+
+  bool on_memory_node() const { return kind == Kind::kMemory; }
+};
+
+// A CPU load, store or atomic by a thread running on a memory node.
+struct CpuAccess {
+  enum class Kind : uint8_t { kLoad, kStore, kCas, kFaa };
+  Kind kind = Kind::kLoad;
+  RemoteAddr addr;
+  uint64_t a = 0;  // store: value; CAS: expected; FAA: addend
+  uint64_t b = 0;  // CAS: desired
+  Status status = Status::kOk;
+  uint64_t old_value = 0;  // load: value; CAS/FAA: before
+};
+
+// What a backend implements for each coroutine.
+class WorkerPort {
+ public:
+  virtual ~WorkerPort() = default;
+  // Posts `n` requests to one memory node on the calling thread's queue pair.
+  // With a waiter: the requests stay owned by the caller, results are filled
+  // in, and the waiter is resumed after the last completes; returns false if
+  // they already completed (the caller continues without suspending).
+  // Without a waiter: the requests are copied, complete silently, and their
+  // results are dropped; returns false.
+  virtual bool submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) = 0;
+  virtual bool sleep(Nanos ns, std::coroutine_handle<> waiter) = 0;
+  virtual bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) = 0;
+  // Accounts CPU work of the coroutine (virtual time in the simulator).
+  virtual void charge_cpu(Nanos ns) = 0;
+  virtual Nanos now() const = 0;
+};
+
+// Up to kMax requests to one memory node, posted together.
+class Batch {
+ public:
+  static constexpr uint32_t kMax = 16;
+
+  WorkRequest& read(void* dst, RemoteAddr src, uint32_t len);
+  WorkRequest& write(RemoteAddr dst, const void* src, uint32_t len);
+  WorkRequest& cas(RemoteAddr addr, uint64_t expected, uint64_t desired);
+  WorkRequest& faa(RemoteAddr addr, uint64_t add);
+  WorkRequest& masked_cas(RemoteAddr addr, uint64_t expected, uint64_t desired,
+                          uint64_t compare_mask, uint64_t swap_mask);
+  WorkRequest& masked_faa(RemoteAddr addr, uint64_t add, uint64_t field_mask);
+  WorkRequest& add(const WorkRequest& wr);
+
+  uint32_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  void clear() { n_ = 0; }
+  WorkRequest& operator[](uint32_t i) { LW_CHECK(i < n_); return wrs_[i]; }
+  const WorkRequest& operator[](uint32_t i) const { LW_CHECK(i < n_); return wrs_[i]; }
+  WorkRequest* data() { return wrs_.data(); }
+
+  // The first error among the requests, or kOk.
+  Status status() const;
+
+ private:
+  std::array<WorkRequest, kMax> wrs_{};
+  uint32_t n_ = 0;
+};
+
+class Worker {
+ public:
+  Worker(WorkerPort* port, Placement placement, uint64_t seed)
+      : port_(port), placement_(placement), rng_(seed) {}
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  const Placement& placement() const { return placement_; }
+  // This coroutine's random stream, derived from the run's seed.
+  Rng& rng() { return rng_; }
+  // Virtual nanoseconds in the simulator; wall nanoseconds since start otherwise.
+  Nanos now() const { return port_->now(); }
+  void charge_cpu(Nanos ns) { port_->charge_cpu(ns); }
+
+  struct [[nodiscard]] OpAwaiter {
+    WorkerPort* port;
+    WorkRequest wr;
+    bool await_ready() const noexcept { return false; }
+    bool await_suspend(std::coroutine_handle<> h) { return port->submit(&wr, 1, h); }
+    Status await_resume() const noexcept { return wr.status; }
+  };
+  struct [[nodiscard]] AtomicAwaiter {
+    WorkerPort* port;
+    WorkRequest wr;
+    bool await_ready() const noexcept { return false; }
+    bool await_suspend(std::coroutine_handle<> h) { return port->submit(&wr, 1, h); }
+    Result<uint64_t> await_resume() const noexcept { return {wr.status, wr.old_value}; }
+  };
+  struct [[nodiscard]] BatchAwaiter {
+    WorkerPort* port;
+    Batch* batch;
+    Status early;  // set when the batch is rejected before posting
+    bool await_ready() const noexcept { return early != Status::kOk; }
+    bool await_suspend(std::coroutine_handle<> h) {
+      return port->submit(batch->data(), batch->size(), h);
+    }
+    Status await_resume() const noexcept { return early != Status::kOk ? early : batch->status(); }
+  };
+  struct [[nodiscard]] SleepAwaiter {
+    WorkerPort* port;
+    Nanos ns;
+    bool await_ready() const noexcept { return false; }
+    bool await_suspend(std::coroutine_handle<> h) { return port->sleep(ns, h); }
+    void await_resume() const noexcept {}
+  };
+  struct [[nodiscard]] CpuAwaiter {
+    WorkerPort* port;
+    CpuAccess op;
+    bool await_ready() const noexcept { return false; }
+    bool await_suspend(std::coroutine_handle<> h) { return port->cpu_access(&op, h); }
+    Result<uint64_t> await_resume() const noexcept { return {op.status, op.old_value}; }
+  };
+
+  // One-sided verbs, each awaited on its own.
+  OpAwaiter read(void* dst, RemoteAddr src, uint32_t len, bool fence = false);
+  OpAwaiter write(RemoteAddr dst, const void* src, uint32_t len, bool fence = false);
+  AtomicAwaiter cas(RemoteAddr addr, uint64_t expected, uint64_t desired, bool fence = false);
+  AtomicAwaiter faa(RemoteAddr addr, uint64_t add, bool fence = false);
+  AtomicAwaiter masked_cas(RemoteAddr addr, uint64_t expected, uint64_t desired,
+                           uint64_t compare_mask, uint64_t swap_mask);
+  AtomicAwaiter masked_faa(RemoteAddr addr, uint64_t add, uint64_t field_mask);
+
+  // Posts the batch on one queue pair (the last request signaled, the others
+  // completed passively by it) and resumes when all are done. A batch whose
+  // requests name different memory nodes fails with kWrongNode untouched.
+  BatchAwaiter execute(Batch& batch);
+
+  // Posts the batch unsignaled and returns at once: nothing to await, results
+  // dropped. A later signaled request on the same queue pair completes it.
+  // WRITE sources are copied at post; READ destinations must stay valid.
+  Status post(Batch& batch);
+
+  // Gives up the thread to other coroutines for at least `ns`.
+  SleepAwaiter sleep(Nanos ns) { return {port_, ns}; }
+
+  // CPU access for a thread running on a memory node, to that node's memory.
+  // CPU atomics are atomic with each other but not with NIC atomics.
+  CpuAwaiter cpu_load(RemoteAddr addr);
+  CpuAwaiter cpu_store(RemoteAddr addr, uint64_t value);
+  CpuAwaiter cpu_cas(RemoteAddr addr, uint64_t expected, uint64_t desired);
+  CpuAwaiter cpu_faa(RemoteAddr addr, uint64_t add);
+
+ private:
+  Status check_batch(const Batch& batch) const;
+
+  WorkerPort* port_;
+  Placement placement_;
+  Rng rng_;
+};
+
+}  // namespace lw

@@ -1,0 +1,204 @@
+#include "latchwork/config/cluster_config.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace lw {
+namespace {
+
+using nlohmann::json;
+
+std::string check_range(const char* name, uint64_t v, uint64_t lo, uint64_t hi) {
+  if (v < lo || v > hi) {
+    std::ostringstream os;
+    os << name << " must be in [" << lo << ", " << hi << "], got " << v;
+    return os.str();
+  }
+  return {};
+}
+
+// Reads `key` of `obj` into `out` when present, with a type check.
+template <typename T>
+std::string take(const json& obj, const char* key, T* out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return {};
+  try {
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!it->is_boolean()) return std::string(key) + " must be true or false";
+    } else if constexpr (std::is_integral_v<T>) {
+      if (!it->is_number_unsigned())
+        return std::string(key) + " must be a non-negative integer";
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if (!it->is_number()) return std::string(key) + " must be a number";
+    } else {
+      if (!it->is_string()) return std::string(key) + " must be a string";
+    }
+    *out = it->get<T>();
+  } catch (const json::exception& e) {
+    return std::string(key) + ": " + e.what();
+  }
+  return {};
+}
+
+std::string reject_unknown(const json& obj, std::initializer_list<const char*> known,
+                           const char* where) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    bool found = false;
+    for (const char* k : known) found = found || it.key() == k;
+    if (!found) return std::string("unknown key \"") + it.key() + "\" in " + where;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string ClusterConfig::validate() const {
+  if (backend != "sim" && backend != "threads")
+    return "backend must be sim or threads, got \"" + backend + "\"";
+  std::string e;
+  if (!(e = check_range("compute_nodes", compute_nodes, 1, kMaxNodes)).empty()) return e;
+  if (!(e = check_range("threads_per_node", threads_per_node, 1, kMaxThreadsPerNode)).empty()) return e;
+  if (!(e = check_range("coroutines_per_thread", coroutines_per_thread, 1, kMaxCoroutinesPerThread)).empty()) return e;
+  if (!(e = check_range("memory_nodes", memory_nodes, 1, kMaxNodes)).empty()) return e;
+  if (!(e = check_range("memory_node_threads", memory_node_threads, 0, kMaxThreadsPerNode)).empty()) return e;
+  if (!(e = check_range("memory_node_bytes", memory_node_bytes, 4096, kMaxMemoryNodeBytes)).empty()) return e;
+  if (!(e = check_range("device_memory_bytes", device_memory_bytes, 0, 1ull << 30)).empty()) return e;
+  if (!(e = check_range("queue_depth", queue_depth, 1, 1u << 16)).empty()) return e;
+  if (!(e = check_range("timing.one_way_ns", timing.one_way_ns, 1, 1'000'000'000)).empty()) return e;
+  if (!(timing.bytes_per_ns > 0.0 && timing.bytes_per_ns < 1e6))
+    return "timing.bytes_per_ns must be positive";
+  if (backend == "threads" && total_compute_threads() + uint64_t{memory_nodes} * memory_node_threads > 4096)
+    return "the threads backend runs one OS thread per simulated thread: at most 4096";
+  Semantics probe;
+  if (!Semantics::from_profile(semantics_profile, &probe))
+    return "semantics profile must be spec, connectx or sequential, got \"" + semantics_profile + "\"";
+  return {};
+}
+
+std::string ClusterConfig::set_profile(const std::string& name) {
+  Semantics s;
+  if (!Semantics::from_profile(name, &s))
+    return "unknown profile \"" + name + "\" (spec, connectx, sequential)";
+  semantics_profile = name;
+  semantics = s;
+  return {};
+}
+
+std::string ClusterConfig::to_json() const {
+  json sem = json::object();
+  for (const auto& sw : Semantics::switches()) sem[sw.name] = semantics.*(sw.field);
+  sem["read_spread_ns"] = semantics.read_spread_ns;
+  sem["write_line_gap_ns"] = semantics.write_line_gap_ns;
+  sem["atomic_window_ns"] = semantics.atomic_window_ns;
+  json j = {
+      {"backend", backend},
+      {"compute_nodes", compute_nodes},
+      {"threads_per_node", threads_per_node},
+      {"coroutines_per_thread", coroutines_per_thread},
+      {"memory_nodes", memory_nodes},
+      {"memory_node_threads", memory_node_threads},
+      {"memory_node_bytes", memory_node_bytes},
+      {"device_memory_bytes", device_memory_bytes},
+      {"queue_depth", queue_depth},
+      {"seed", seed},
+      {"profile", semantics_profile},
+      {"semantics", sem},
+      {"timing",
+       {{"one_way_ns", timing.one_way_ns},
+        {"bytes_per_ns", timing.bytes_per_ns},
+        {"jitter_ns", timing.jitter_ns},
+        {"post_cpu_ns", timing.post_cpu_ns},
+        {"poll_cpu_ns", timing.poll_cpu_ns},
+        {"cpu_access_ns", timing.cpu_access_ns},
+        {"pcie_ns", timing.pcie_ns},
+        {"device_memory_ns", timing.device_memory_ns}}},
+      {"threads", {{"adversarial", threads.adversarial}}},
+  };
+  return j.dump(2);
+}
+
+std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* inout) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return "config is not valid JSON";
+  if (!j.is_object()) return "config must be a JSON object";
+  ClusterConfig c = *inout;
+  std::string e;
+  if (!(e = reject_unknown(j, {"backend", "compute_nodes", "threads_per_node",
+                               "coroutines_per_thread", "memory_nodes", "memory_node_threads",
+                               "memory_node_bytes", "device_memory_bytes", "queue_depth", "seed",
+                               "profile", "semantics", "timing", "threads"},
+                           "config")).empty())
+    return e;
+  // The profile first: explicit switches below refine it.
+  std::string profile = c.semantics_profile;
+  if (!(e = take(j, "profile", &profile)).empty()) return e;
+  if (j.contains("profile") && !(e = c.set_profile(profile)).empty()) return e;
+  if (!(e = take(j, "backend", &c.backend)).empty()) return e;
+  if (!(e = take(j, "compute_nodes", &c.compute_nodes)).empty()) return e;
+  if (!(e = take(j, "threads_per_node", &c.threads_per_node)).empty()) return e;
+  if (!(e = take(j, "coroutines_per_thread", &c.coroutines_per_thread)).empty()) return e;
+  if (!(e = take(j, "memory_nodes", &c.memory_nodes)).empty()) return e;
+  if (!(e = take(j, "memory_node_threads", &c.memory_node_threads)).empty()) return e;
+  if (!(e = take(j, "memory_node_bytes", &c.memory_node_bytes)).empty()) return e;
+  if (!(e = take(j, "device_memory_bytes", &c.device_memory_bytes)).empty()) return e;
+  if (!(e = take(j, "queue_depth", &c.queue_depth)).empty()) return e;
+  if (!(e = take(j, "seed", &c.seed)).empty()) return e;
+  if (auto it = j.find("semantics"); it != j.end()) {
+    if (!it->is_object()) return "semantics must be an object";
+    for (auto s = it->begin(); s != it->end(); ++s) {
+      bool known = false;
+      for (const auto& sw : Semantics::switches()) {
+        if (s.key() != sw.name) continue;
+        if (!s->is_boolean()) return "semantics." + s.key() + " must be true or false";
+        c.semantics.*(sw.field) = s->get<bool>();
+        known = true;
+      }
+      if (known) continue;
+      if (s.key() == "read_spread_ns" || s.key() == "write_line_gap_ns" ||
+          s.key() == "atomic_window_ns") {
+        if (!s->is_number_unsigned()) return "semantics." + s.key() + " must be a non-negative integer";
+        Nanos v = s->get<Nanos>();
+        if (s.key() == "read_spread_ns") c.semantics.read_spread_ns = v;
+        if (s.key() == "write_line_gap_ns") c.semantics.write_line_gap_ns = v;
+        if (s.key() == "atomic_window_ns") c.semantics.atomic_window_ns = v;
+        continue;
+      }
+      return "unknown key \"" + s.key() + "\" in semantics";
+    }
+  }
+  if (auto it = j.find("timing"); it != j.end()) {
+    if (!it->is_object()) return "timing must be an object";
+    if (!(e = reject_unknown(*it, {"one_way_ns", "bytes_per_ns", "jitter_ns", "post_cpu_ns",
+                                   "poll_cpu_ns", "cpu_access_ns", "pcie_ns", "device_memory_ns"},
+                             "timing")).empty())
+      return e;
+    if (!(e = take(*it, "one_way_ns", &c.timing.one_way_ns)).empty()) return e;
+    if (!(e = take(*it, "bytes_per_ns", &c.timing.bytes_per_ns)).empty()) return e;
+    if (!(e = take(*it, "jitter_ns", &c.timing.jitter_ns)).empty()) return e;
+    if (!(e = take(*it, "post_cpu_ns", &c.timing.post_cpu_ns)).empty()) return e;
+    if (!(e = take(*it, "poll_cpu_ns", &c.timing.poll_cpu_ns)).empty()) return e;
+    if (!(e = take(*it, "cpu_access_ns", &c.timing.cpu_access_ns)).empty()) return e;
+    if (!(e = take(*it, "pcie_ns", &c.timing.pcie_ns)).empty()) return e;
+    if (!(e = take(*it, "device_memory_ns", &c.timing.device_memory_ns)).empty()) return e;
+  }
+  if (auto it = j.find("threads"); it != j.end()) {
+    if (!it->is_object()) return "threads must be an object";
+    if (!(e = reject_unknown(*it, {"adversarial"}, "threads")).empty()) return e;
+    if (!(e = take(*it, "adversarial", &c.threads.adversarial)).empty()) return e;
+  }
+  if (!(e = c.validate()).empty()) return e;
+  *inout = c;
+  return {};
+}
+
+std::string ClusterConfig::from_json_file(const std::string& path, ClusterConfig* inout) {
+  std::ifstream in(path);
+  if (!in) return "cannot open config file " + path;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string e = from_json(ss.str(), inout);
+  return e.empty() ? e : path + ": " + e;
+}
+
+}  // namespace lw

@@ -1,0 +1,65 @@
+#include "latchwork/config/semantics.h"
+
+namespace lw {
+
+Semantics Semantics::spec() { return Semantics{}; }
+
+Semantics Semantics::connectx() {
+  Semantics s;
+  s.read_overtaken = false;
+  s.reads_unordered = false;
+  // Narrower windows: a ConnectX-5 fetches the lines of a READ within a few
+  // hundred nanoseconds of each other.
+  s.read_spread_ns = 300;
+  s.write_line_gap_ns = 20;
+  s.atomic_window_ns = 150;
+  return s;
+}
+
+Semantics Semantics::sequential() {
+  Semantics s;
+  for (const auto& sw : switches()) s.*(sw.field) = false;
+  s.read_spread_ns = 0;
+  s.write_line_gap_ns = 0;
+  s.atomic_window_ns = 0;
+  return s;
+}
+
+const std::vector<std::string>& Semantics::profile_names() {
+  static const std::vector<std::string> names = {"spec", "connectx", "sequential"};
+  return names;
+}
+
+bool Semantics::from_profile(std::string_view name, Semantics* out) {
+  if (name == "spec") *out = spec();
+  else if (name == "connectx") *out = connectx();
+  else if (name == "sequential") *out = sequential();
+  else return false;
+  return true;
+}
+
+const std::vector<Semantics::Switch>& Semantics::switches() {
+  static const std::vector<Switch> list = {
+      {"read_lines_unordered", &Semantics::read_lines_unordered,
+       "a multi-line READ fetches its lines in any order, at different instants"},
+      {"write_lines_staggered", &Semantics::write_lines_staggered,
+       "a multi-line WRITE lands line by line, so any prefix may be seen"},
+      {"atomic_loses_write", &Semantics::atomic_loses_write,
+       "a WRITE landing between a NIC atomic's read and write-back is lost"},
+      {"atomic_loses_cpu", &Semantics::atomic_loses_cpu,
+       "a CPU store/atomic landing inside a NIC atomic is lost"},
+      {"read_overtaken", &Semantics::read_overtaken,
+       "a later operation on a queue pair may overtake an unfenced READ"},
+      {"reads_unordered", &Semantics::reads_unordered,
+       "two READs on one queue pair execute in either order"},
+  };
+  return list;
+}
+
+bool Semantics::any_relaxation() const {
+  for (const auto& sw : switches())
+    if (this->*(sw.field)) return true;
+  return false;
+}
+
+}  // namespace lw

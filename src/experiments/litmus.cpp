@@ -1,0 +1,363 @@
+#include "latchwork/experiments/litmus.h"
+
+#include <algorithm>
+#include <array>
+
+#include "latchwork/sim/sim_backend.h"
+
+namespace lw {
+namespace {
+
+// Random start delays wide enough (a few round trips) for the racing
+// operations of a test to overlap in some seeds and not in others.
+constexpr Nanos kStartSpread = 3000;
+
+ClusterConfig shape(const ClusterConfig& base, uint32_t compute_nodes, uint32_t coroutines,
+                    uint32_t memory_threads = 0) {
+  ClusterConfig c = base;
+  c.backend = "sim";
+  c.compute_nodes = compute_nodes;
+  c.threads_per_node = 1;
+  c.coroutines_per_thread = coroutines;
+  c.memory_nodes = 1;
+  c.memory_node_threads = memory_threads;
+  c.memory_node_bytes = 1 << 16;
+  return c;
+}
+
+constexpr Placement compute(uint32_t node, uint32_t coroutine = 0) {
+  return {Placement::Kind::kCompute, node, 0, coroutine};
+}
+
+std::string bits(std::initializer_list<bool> values) {
+  std::string s;
+  for (bool b : values) s += b ? '1' : '0';
+  return s;
+}
+
+// A line of 64 bytes all equal to `v`.
+std::array<uint64_t, 8> line_of_value(uint64_t v) {
+  std::array<uint64_t, 8> a;
+  a.fill(v);
+  return a;
+}
+
+// Is a 64-byte line uniformly `v`?
+bool uniform(const uint64_t* line, uint64_t v) {
+  return std::all_of(line, line + 8, [v](uint64_t x) { return x == v; });
+}
+
+std::string line_atomic(const ClusterConfig& base) {
+  SimBackend sim(shape(base, 2, 1));
+  RemoteAddr x = sim.allocate(0, 64);
+  std::string outcome;
+  sim.spawn(compute(0), [x](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread));
+    auto line = line_of_value(1);
+    LW_CHECK(ok(co_await w.write(x, line.data(), 64)));
+  });
+  sim.spawn(compute(1), [x, &outcome](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread));
+    uint64_t line[8];
+    LW_CHECK(ok(co_await w.read(line, x, 64)));
+    outcome = uniform(line, 0) ? "old" : uniform(line, 1) ? "new" : "torn";
+  });
+  sim.run();
+  return outcome;
+}
+
+// Writer: [WRITE line 1 := 1, WRITE line 0 := 1] on one queue pair (they land
+// in that order). Reader: one 2-line READ. Outcome: line0 line1; "10" means
+// the READ fetched line 1 before line 0.
+std::string read_line_order(const ClusterConfig& base) {
+  SimBackend sim(shape(base, 2, 1));
+  RemoteAddr x = sim.allocate(0, 128);
+  std::string outcome;
+  sim.spawn(compute(0), [x](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread));
+    auto line = line_of_value(1);
+    Batch b;
+    b.write(x + 64, line.data(), 64);
+    b.write(x, line.data(), 64);
+    LW_CHECK(ok(co_await w.execute(b)));
+  });
+  sim.spawn(compute(1), [x, &outcome](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread));
+    uint64_t lines[16];
+    LW_CHECK(ok(co_await w.read(lines, x, 128)));
+    outcome = bits({lines[0] == 1, lines[8] == 1});
+  });
+  sim.run();
+  return outcome;
+}
+
+// Writer: one 16-line WRITE. Reader: [READ line 0, fenced READ line 15] (the
+// fence keeps them in order). Outcome: line0 line15; "10" means the start of
+// the WRITE was visible before its end.
+std::string write_prefix(const ClusterConfig& base) {
+  SimBackend sim(shape(base, 2, 1));
+  RemoteAddr x = sim.allocate(0, 1024);
+  std::string outcome;
+  sim.spawn(compute(0), [x](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread));
+    std::vector<uint64_t> all(128, 1);
+    LW_CHECK(ok(co_await w.write(x, all.data(), 1024)));
+  });
+  sim.spawn(compute(1), [x, &outcome](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread));
+    uint64_t a = 0, b = 0;
+    Batch reads;
+    reads.read(&a, x, 8);
+    reads.read(&b, x + 15 * 64, 8).fence = true;
+    LW_CHECK(ok(co_await w.execute(reads)));
+    outcome = bits({a == 1, b == 1});
+  });
+  sim.run();
+  return outcome;
+}
+
+// Writer: one 2-line WRITE. Reader: READ line 1, then READ line 0.
+// Outcome: line1 line0. "10" would mean line 1 landed before line 0.
+std::string write_address_order(const ClusterConfig& base) {
+  SimBackend sim(shape(base, 2, 1));
+  RemoteAddr x = sim.allocate(0, 128);
+  std::string outcome;
+  sim.spawn(compute(0), [x](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread));
+    std::array<uint64_t, 16> both;
+    both.fill(1);
+    LW_CHECK(ok(co_await w.write(x, both.data(), 128)));
+  });
+  sim.spawn(compute(1), [x, &outcome](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread));
+    uint64_t a[8], b[8];
+    LW_CHECK(ok(co_await w.read(b, x + 64, 64)));
+    LW_CHECK(ok(co_await w.read(a, x, 64)));
+    outcome = bits({b[0] == 1, a[0] == 1});
+  });
+  sim.run();
+  return outcome;
+}
+
+// NIC FAA +1 races a WRITE of 100 to the same word. Outcome: the final value.
+std::string atomic_vs_write(const ClusterConfig& base) {
+  SimBackend sim(shape(base, 2, 1));
+  RemoteAddr x = sim.allocate(0, 8, 8);
+  sim.spawn(compute(0), [x](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread / 4));
+    LW_CHECK((co_await w.faa(x, 1)).ok());
+  });
+  sim.spawn(compute(1), [x](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread / 4));
+    uint64_t v = 100;
+    LW_CHECK(ok(co_await w.write(x, &v, 8)));
+  });
+  sim.run();
+  return std::to_string(sim.host_load(x));
+}
+
+// NIC FAA +1 races a CPU FAA +1 on the memory node. Outcome: the final value.
+std::string atomic_vs_cpu(const ClusterConfig& base) {
+  SimBackend sim(shape(base, 1, 1, /*memory_threads=*/1));
+  RemoteAddr x = sim.allocate(0, 8, 8);
+  sim.spawn(compute(0), [x](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread / 2));
+    LW_CHECK((co_await w.faa(x, 1)).ok());
+  });
+  sim.spawn({Placement::Kind::kMemory, 0, 0, 0}, [x](Worker& w) -> Task<void> {
+    co_await w.sleep(1000 + w.rng().below(kStartSpread / 2));
+    LW_CHECK((co_await w.cpu_faa(x, 1)).ok());
+  });
+  sim.run();
+  return std::to_string(sim.host_load(x));
+}
+
+// Two NIC FAAs from different compute nodes. Outcome: the final value.
+std::string atomics_atomic(const ClusterConfig& base) {
+  SimBackend sim(shape(base, 2, 1));
+  RemoteAddr x = sim.allocate(0, 8, 8);
+  auto add = [x](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread / 8));
+    LW_CHECK((co_await w.faa(x, 1)).ok());
+  };
+  sim.spawn(compute(0), add);
+  sim.spawn(compute(1), add);
+  sim.run();
+  return std::to_string(sim.host_load(x));
+}
+
+// One queue pair: [READ x, WRITE x := 1] posted together. Outcome: what the READ saw.
+std::string read_then_write(const ClusterConfig& base, bool fence) {
+  SimBackend sim(shape(base, 1, 1));
+  RemoteAddr x = sim.allocate(0, 8, 8);
+  std::string outcome;
+  sim.spawn(compute(0), [x, fence, &outcome](Worker& w) -> Task<void> {
+    uint64_t seen = 0, one = 1;
+    Batch b;
+    b.read(&seen, x, 8);
+    b.write(x, &one, 8).fence = fence;
+    LW_CHECK(ok(co_await w.execute(b)));
+    outcome = std::to_string(seen);
+  });
+  sim.run();
+  return outcome;
+}
+
+// Writer: [x := 1, y := 1] on one queue pair. Reader: [READ y, READ x] on one queue pair.
+// Outcome: y x. "10" means the second READ executed before the first.
+std::string reads_unordered(const ClusterConfig& base) {
+  SimBackend sim(shape(base, 2, 1));
+  RemoteAddr x = sim.allocate(0, 64), y = sim.allocate(0, 64);
+  std::string outcome;
+  sim.spawn(compute(0), [x, y](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread));
+    static const uint64_t one = 1;
+    Batch b;  // one queue pair: x lands before y
+    b.write(x, &one, 8);
+    b.write(y, &one, 8);
+    LW_CHECK(ok(co_await w.execute(b)));
+  });
+  sim.spawn(compute(1), [x, y, &outcome](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread));
+    uint64_t vy = 0, vx = 0;
+    Batch b;
+    b.read(&vy, y, 8);
+    b.read(&vx, x, 8);
+    LW_CHECK(ok(co_await w.execute(b)));
+    outcome = bits({vy == 1, vx == 1});
+  });
+  sim.run();
+  return outcome;
+}
+
+// One queue pair: [FAA x += 1, READ x]. Outcome: what the READ saw.
+std::string atomic_before_read(const ClusterConfig& base) {
+  SimBackend sim(shape(base, 1, 1));
+  RemoteAddr x = sim.allocate(0, 8, 8);
+  std::string outcome;
+  sim.spawn(compute(0), [x, &outcome](Worker& w) -> Task<void> {
+    uint64_t seen = 7;
+    Batch b;
+    b.faa(x, 1);
+    b.read(&seen, x, 8);
+    LW_CHECK(ok(co_await w.execute(b)));
+    outcome = std::to_string(seen);
+  });
+  sim.run();
+  return outcome;
+}
+
+// Two coroutines of one thread: A posts a 4 KB READ, then B an 8-byte READ on
+// the same queue pair. Outcome: the order they resumed in.
+std::string completion_order(const ClusterConfig& base) {
+  SimBackend sim(shape(base, 1, 2));
+  RemoteAddr big = sim.allocate(0, 4096);
+  std::string outcome;
+  sim.spawn(compute(0, 0), [big, &outcome](Worker& w) -> Task<void> {
+    std::vector<std::byte> buf(4096);
+    LW_CHECK(ok(co_await w.read(buf.data(), big, 4096)));
+    outcome += "A";
+  });
+  sim.spawn(compute(0, 1), [big, &outcome](Worker& w) -> Task<void> {
+    co_await w.sleep(500);  // A has posted by then
+    uint64_t v;
+    LW_CHECK(ok(co_await w.read(&v, big, 8)));
+    outcome += "B";
+  });
+  sim.run();
+  return outcome;
+}
+
+// Masked atomics act on their field only: a masked FAA on the low 32-bit
+// field (which wraps) races a masked CAS on the high field.
+std::string masked_fields(const ClusterConfig& base) {
+  SimBackend sim(shape(base, 2, 1));
+  RemoteAddr x = sim.allocate(0, 8, 8);
+  sim.host_store(x, 0x00000005FFFFFFFFull);
+  const uint64_t fields = (uint64_t{1} << 31) | (uint64_t{1} << 63);
+  sim.spawn(compute(0), [x, fields](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread / 8));
+    LW_CHECK((co_await w.masked_faa(x, 1, fields)).ok());
+  });
+  sim.spawn(compute(1), [x](Worker& w) -> Task<void> {
+    co_await w.sleep(w.rng().below(kStartSpread / 8));
+    const uint64_t high = 0xFFFFFFFF00000000ull;
+    LW_CHECK((co_await w.masked_cas(x, uint64_t{5} << 32, uint64_t{9} << 32, high, high)).ok());
+  });
+  sim.run();
+  const uint64_t v = sim.host_load(x);
+  return v == 0x0000000900000000ull ? "fields-kept" : "fields-mixed";
+}
+
+}  // namespace
+
+bool LitmusTest::allowed(const std::string& outcome, const Semantics& s) const {
+  if (std::find(sequential.begin(), sequential.end(), outcome) != sequential.end()) return true;
+  return !weak.empty() && outcome == weak && relaxation && s.*relaxation;
+}
+
+const std::vector<LitmusTest>& litmus_tests() {
+  static const std::vector<LitmusTest> tests = {
+      {"line_atomic", "an aligned 64-byte line is read and written atomically", line_atomic,
+       {"old", "new"}, "", nullptr, {"torn"}},
+      {"read_line_order", "a multi-line READ may fetch its lines in any order", read_line_order,
+       {"00", "01", "11"}, "10", &Semantics::read_lines_unordered, {}},
+      {"write_prefix", "a multi-line WRITE lands line by line: a prefix may be seen", write_prefix,
+       {"00", "01", "11"}, "10", &Semantics::write_lines_staggered, {}},
+      {"write_address_order", "a multi-line WRITE lands in increasing address order",
+       write_address_order, {"00", "01", "11"}, "", nullptr, {"10"}},
+      {"atomic_loses_write", "a WRITE landing inside a NIC atomic is lost", atomic_vs_write,
+       {"100", "101"}, "1", &Semantics::atomic_loses_write, {}},
+      {"atomic_loses_cpu", "CPU atomics are not atomic with NIC atomics", atomic_vs_cpu,
+       {"2"}, "1", &Semantics::atomic_loses_cpu, {}},
+      {"nic_atomics_atomic", "NIC atomics on one NIC are atomic with each other", atomics_atomic,
+       {"2"}, "", nullptr, {"1"}},
+      {"read_overtaken", "a later operation may overtake an unfenced READ",
+       [](const ClusterConfig& c) { return read_then_write(c, false); }, {"0"}, "1",
+       &Semantics::read_overtaken, {}},
+      {"read_fenced", "a fenced operation waits for earlier READs",
+       [](const ClusterConfig& c) { return read_then_write(c, true); }, {"0"}, "", nullptr, {"1"}},
+      {"reads_unordered", "two READs on one queue pair are not ordered", reads_unordered,
+       {"00", "01", "11"}, "10", &Semantics::reads_unordered, {}},
+      {"atomic_before_later", "an atomic executes before later operations", atomic_before_read,
+       {"1"}, "", nullptr, {"0"}},
+      {"completion_order", "completions arrive in posting order per queue pair",
+       completion_order, {"AB"}, "", nullptr, {"BA"}},
+      {"masked_fields", "masked CAS/FAA act on their sub-field only", masked_fields,
+       {"fields-kept"}, "", nullptr, {"fields-mixed"}},
+  };
+  return tests;
+}
+
+LitmusReport run_litmus(const LitmusTest& test, const std::string& profile, uint64_t seeds,
+                        uint64_t first_seed) {
+  ClusterConfig c;
+  LW_CHECK_MSG(c.set_profile(profile).empty(), "unknown profile " + profile);
+  return run_litmus(test, c, seeds, first_seed);
+}
+
+LitmusReport run_litmus(const LitmusTest& test, const ClusterConfig& base, uint64_t seeds,
+                        uint64_t first_seed) {
+  LitmusReport r;
+  r.test = test.name;
+  r.profile = base.semantics_profile;
+  const std::string& profile = base.semantics_profile;
+  ClusterConfig c = base;
+  for (uint64_t s = first_seed; s < first_seed + seeds; ++s) {
+    c.seed = s;
+    set_replay_hint("seed=" + std::to_string(s) + "; replay: latchwork litmus --test " +
+                    test.name + " --profile " + profile + " --seeds 1 --first-seed " +
+                    std::to_string(s));
+    std::string outcome = test.run(c);
+    ++r.runs;
+    ++r.outcomes[outcome];
+    if (!test.allowed(outcome, c.semantics) &&
+        std::find(r.violations.begin(), r.violations.end(), outcome) == r.violations.end())
+      r.violations.push_back(outcome);
+    if (!test.weak.empty() && outcome == test.weak) r.weak_seen = true;
+  }
+  set_replay_hint({});
+  return r;
+}
+
+}  // namespace lw

@@ -1,0 +1,232 @@
+// Set-up, the event loop and coroutine scheduling of the simulator.
+#include <chrono>
+#include <cstring>
+#include <sstream>
+
+#include "sim_impl.h"
+
+namespace lw {
+
+using sim::Coroutine;
+using sim::Event;
+using sim::EventKind;
+using sim::Thread;
+
+SimBackend::Impl::Impl(const ClusterConfig& c)
+    : cfg(c), sem(cfg.semantics), timing(std::make_unique<SimpleTimingModel>(c.timing)),
+      rng(c.seed) {
+  std::string err = cfg.validate();
+  LW_CHECK_MSG(err.empty(), "invalid cluster config: " + err);
+  for (uint32_t m = 0; m < cfg.memory_nodes; ++m)
+    memory.push_back(std::make_unique<sim::MemoryNode>(cfg.memory_node_bytes, cfg.device_memory_bytes));
+  auto add_thread = [&](Placement p) {
+    auto t = std::make_unique<Thread>();
+    t->base = p;
+    t->qps.resize(cfg.memory_nodes);
+    threads.push_back(std::move(t));
+  };
+  for (uint32_t n = 0; n < cfg.compute_nodes; ++n)
+    for (uint32_t i = 0; i < cfg.threads_per_node; ++i)
+      add_thread({Placement::Kind::kCompute, n, i, 0});
+  for (uint32_t m = 0; m < cfg.memory_nodes; ++m)
+    for (uint32_t i = 0; i < cfg.memory_node_threads; ++i)
+      add_thread({Placement::Kind::kMemory, m, i, 0});
+  if (replay_hint().empty()) {
+    std::ostringstream os;
+    os << "seed=" << cfg.seed << " profile=" << cfg.semantics_profile
+       << " (replay with the same command and --seed " << cfg.seed << ")";
+    set_replay_hint(os.str());
+  }
+}
+
+SimBackend::SimBackend(const ClusterConfig& config) : impl_(std::make_unique<Impl>(config)) {}
+SimBackend::~SimBackend() = default;
+
+const ClusterConfig& SimBackend::config() const { return impl_->cfg; }
+
+void SimBackend::set_timing_model(std::unique_ptr<TimingModel> model) {
+  LW_CHECK(!impl_->ran && model);
+  impl_->timing = std::move(model);
+}
+
+void SimBackend::set_event_limit(uint64_t limit) { impl_->event_limit = limit; }
+
+RemoteAddr SimBackend::allocate(NodeId node, uint64_t bytes, uint64_t align) {
+  if (node >= impl_->memory.size()) return {};
+  uint64_t off = impl_->memory[node]->mem.allocate(bytes, align);
+  return off ? RemoteAddr(node, off) : RemoteAddr();
+}
+
+RemoteAddr SimBackend::allocate_device_memory(NodeId node, uint64_t bytes) {
+  if (node >= impl_->memory.size()) return {};
+  uint64_t off = impl_->memory[node]->mem.allocate_device(bytes, kWord);
+  return off ? RemoteAddr(node, off) : RemoteAddr();
+}
+
+void SimBackend::host_write(RemoteAddr dst, const void* src, uint64_t bytes) {
+  LW_CHECK(dst.node() < impl_->memory.size());
+  NodeMemory& m = impl_->memory[dst.node()]->mem;
+  LW_CHECK_MSG(m.check(dst.offset(), bytes, false) == Status::kOk,
+               "host_write outside registered memory: " + dst.to_string());
+  std::memcpy(m.bytes(dst.offset()), src, bytes);
+}
+
+void SimBackend::host_read(RemoteAddr src, void* dst, uint64_t bytes) {
+  LW_CHECK(src.node() < impl_->memory.size());
+  NodeMemory& m = impl_->memory[src.node()]->mem;
+  LW_CHECK_MSG(m.check(src.offset(), bytes, false) == Status::kOk,
+               "host_read outside registered memory: " + src.to_string());
+  std::memcpy(dst, m.bytes(src.offset()), bytes);
+}
+
+void SimBackend::spawn(Placement p, WorkerMain main) {
+  Impl& s = *impl_;
+  LW_CHECK_MSG(!s.ran, "spawn after run");
+  const ClusterConfig& c = s.cfg;
+  size_t index;
+  if (p.kind == Placement::Kind::kCompute) {
+    LW_CHECK_MSG(p.node < c.compute_nodes && p.thread < c.threads_per_node,
+                 "spawn on a compute thread the cluster does not have");
+    index = size_t{p.node} * c.threads_per_node + p.thread;
+  } else {
+    LW_CHECK_MSG(p.node < c.memory_nodes && p.thread < c.memory_node_threads,
+                 "spawn on a memory-node thread the cluster does not have");
+    index = c.total_compute_threads() + size_t{p.node} * c.memory_node_threads + p.thread;
+  }
+  LW_CHECK_MSG(p.coroutine < c.coroutines_per_thread, "coroutine slot out of range");
+  // Each coroutine's random stream is derived from the seed and its place.
+  uint64_t seed = c.seed;
+  splitmix64(seed);
+  seed ^= (uint64_t{static_cast<uint8_t>(p.kind)} << 60) ^ (uint64_t{p.node} << 40) ^
+          (uint64_t{p.thread} << 20) ^ p.coroutine;
+  auto co = std::make_unique<Coroutine>(&s, s.threads[index].get(), p, splitmix64(seed),
+                                        std::move(main));
+  co->task = co->main(co->worker);
+  LW_CHECK_MSG(co->task.valid(), "worker main returned an empty Task");
+  s.coroutines.push_back(std::move(co));
+}
+
+RunStats SimBackend::run() {
+  Impl& s = *impl_;
+  LW_CHECK_MSG(!s.ran, "a SimBackend runs once");
+  s.ran = true;
+  auto wall_start = std::chrono::steady_clock::now();  // reported, never decides anything
+  // Start every coroutine at a small random offset so races differ per seed.
+  for (auto& co : s.coroutines) {
+    co->resume_point = co->task.handle();
+    s.events.push(s.draw(s.cfg.timing.jitter_ns + 1), EventKind::kWake, co.get());
+  }
+  uint64_t processed = 0;
+  while (!s.events.empty()) {
+    Event e = s.events.pop();
+    LW_CHECK(e.time >= s.now);
+    s.now = e.time;
+    s.trace.mix(e.time);
+    s.trace.mix((e.seq << 4) | static_cast<uint64_t>(e.kind));
+    s.dispatch(e);
+    LW_CHECK_MSG(++processed <= s.event_limit, "event limit reached: a runaway simulation");
+  }
+  if (s.finished != s.coroutines.size()) {
+    std::ostringstream os;
+    os << "deadlock: " << (s.coroutines.size() - s.finished) << " of " << s.coroutines.size()
+       << " coroutines are suspended with nothing left to wake them";
+    invariant_failed("all coroutines finished", __FILE__, __LINE__, os.str());
+  }
+  RunStats stats;
+  stats.elapsed_ns = s.now;
+  stats.verbs = s.verbs;
+  stats.events = processed;
+  stats.trace_hash = s.trace.value();
+  stats.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return stats;
+}
+
+void SimBackend::Impl::dispatch(const Event& e) {
+  switch (e.kind) {
+    case EventKind::kReadLines: on_read_lines(static_cast<sim::Op*>(e.target), e.arg); break;
+    case EventKind::kWriteLine: on_write_line(static_cast<sim::Op*>(e.target), e.arg); break;
+    case EventKind::kAtomicRead: on_atomic_read(static_cast<sim::Op*>(e.target)); break;
+    case EventKind::kAtomicWriteBack: on_atomic_write_back(static_cast<sim::Op*>(e.target)); break;
+    case EventKind::kComplete: on_complete(static_cast<sim::Op*>(e.target)); break;
+    case EventKind::kCpuAccess: on_cpu_access(static_cast<Coroutine*>(e.target)); break;
+    case EventKind::kWake: {
+      auto* c = static_cast<Coroutine*>(e.target);
+      make_ready(c, c->resume_point);
+      break;
+    }
+    case EventKind::kThreadRun: {
+      auto* t = static_cast<Thread*>(e.target);
+      t->run_scheduled = false;
+      LW_CHECK(!t->ready.empty());
+      Coroutine* c = t->ready.front();
+      t->ready.pop_front();
+      run_now(c);
+      if (!t->ready.empty()) {
+        t->run_scheduled = true;
+        events.push(std::max(now, t->cpu_free_at), EventKind::kThreadRun, t);
+      }
+      break;
+    }
+  }
+}
+
+void SimBackend::Impl::make_ready(Coroutine* c, std::coroutine_handle<> h) {
+  LW_CHECK(h && !c->finished);
+  c->resume_point = h;
+  Thread* t = c->thread;
+  LW_CHECK(!t->running);
+  if (t->ready.empty() && t->cpu_free_at <= now) {
+    run_now(c);
+    return;
+  }
+  t->ready.push_back(c);
+  LW_CHECK(t->ready.size() <= cfg.coroutines_per_thread);
+  if (!t->run_scheduled) {
+    t->run_scheduled = true;
+    events.push(std::max(now, t->cpu_free_at), EventKind::kThreadRun, t);
+  }
+}
+
+void SimBackend::Impl::run_now(Coroutine* c) {
+  Thread* t = c->thread;
+  t->running = true;
+  t->cur = std::max(now, t->cpu_free_at) + timing->poll_cpu();
+  std::coroutine_handle<> h = std::exchange(c->resume_point, {});
+  h.resume();
+  t->running = false;
+  t->cpu_free_at = t->cur;
+  if (c->task.done()) {
+    c->finished = true;
+    ++finished;
+  }
+}
+
+namespace sim {
+
+bool Coroutine::sleep(Nanos ns, std::coroutine_handle<> waiter) {
+  resume_point = waiter;
+  sim->events.push(thread->cur + ns, EventKind::kWake, this);
+  return true;
+}
+
+bool Coroutine::cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) {
+  const Placement& p = worker.placement();
+  if (!p.on_memory_node() || op->addr.node() != p.node) {
+    op->status = Status::kWrongNode;
+    return false;
+  }
+  Status s = sim->memory[p.node]->mem.check(op->addr.offset(), 8, true);
+  if (s != Status::kOk) {
+    op->status = s;
+    return false;
+  }
+  thread->cur += sim->timing->cpu_access();
+  pending_cpu = op;
+  resume_point = waiter;
+  sim->events.push(thread->cur, EventKind::kCpuAccess, this);
+  return true;
+}
+
+}  // namespace sim
+}  // namespace lw

@@ -1,0 +1,146 @@
+// Internals of the simulator, shared by its source files.
+#pragma once
+
+#include <coroutine>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "event_queue.h"
+#include "latchwork/sim/sim_backend.h"
+#include "latchwork/verbs/node_memory.h"
+
+namespace lw {
+
+namespace sim {
+
+struct Coroutine;
+
+// Ordering state of one queue pair (a thread's connection to a memory node).
+// Requests are scheduled when posted; these times carry the contract's
+// ordering rules from one request to the next.
+struct QueuePair {
+  uint32_t outstanding = 0;   // posted, not yet completed (bounded by queue_depth)
+  Nanos last_arrival = 0;     // RC delivers requests in posting order
+  Nanos writes_done = 0;      // WRITEs and atomics posted so far have acted by then
+  Nanos reads_done = 0;       // READs posted so far have fetched all lines by then
+  Nanos last_completion = 0;  // completions reach the requester in posting order
+};
+
+inline constexpr uint32_t kAllLines = ~uint32_t{0};
+
+// A work request in flight.
+struct Op {
+  WorkRequest* wr = nullptr;  // where results go: the caller's, or `own`
+  WorkRequest own;            // copy for unsignaled fire-and-forget posts
+  std::vector<std::byte> payload;  // WRITE data, copied at post
+  Coroutine* waiter = nullptr;     // resumed by this op's completion
+  QueuePair* qp = nullptr;
+  uint64_t id = 0;
+  // NIC atomics: what the read half computed.
+  uint64_t atomic_new = 0;
+  bool atomic_writes = false;
+  bool has_window = false;
+};
+
+// A NIC atomic between its read and its write-back.
+struct AtomicWindow {
+  Op* op = nullptr;
+  // A store that the contract does not allow to be lost landed inside: the
+  // atomic is then re-evaluated at write-back (linearised after that store).
+  bool protected_store_seen = false;
+};
+
+struct MemoryNode {
+  explicit MemoryNode(uint64_t bytes, uint64_t dm) : mem(bytes, dm) {}
+  NodeMemory mem;
+  // The NIC's atomic unit serialises atomics on one word (by word offset).
+  std::unordered_map<uint64_t, Nanos> atomic_busy_until;
+  std::unordered_map<uint64_t, AtomicWindow> open_windows;
+};
+
+struct Thread {
+  Placement base;  // coroutine field unused
+  std::vector<QueuePair> qps;  // one per memory node
+  std::deque<Coroutine*> ready;  // at most coroutines_per_thread entries
+  Nanos cpu_free_at = 0;  // the CPU is busy until then
+  Nanos cur = 0;          // the CPU clock while one of its coroutines runs
+  bool running = false;
+  bool run_scheduled = false;
+};
+
+}  // namespace sim
+
+struct SimBackend::Impl {
+  explicit Impl(const ClusterConfig& c);
+
+  // --- scheduling (sim_backend.cpp) ---
+  void make_ready(sim::Coroutine* c, std::coroutine_handle<> h);
+  void run_now(sim::Coroutine* c);
+  void dispatch(const sim::Event& e);
+  uint64_t draw(uint64_t bound) {  // a random decision, recorded in the trace
+    uint64_t v = rng.below(bound);
+    trace.mix(v);
+    return v;
+  }
+
+  // --- requester and responder (sim_ops.cpp) ---
+  bool submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter);
+  void schedule(sim::Thread* t, sim::Op* op);
+  void on_read_lines(sim::Op* op, uint32_t line);
+  void on_write_line(sim::Op* op, uint32_t line);
+  void on_atomic_read(sim::Op* op);
+  void on_atomic_write_back(sim::Op* op);
+  void on_complete(sim::Op* op);
+  void on_cpu_access(sim::Coroutine* c);
+  // A store (WRITE line or CPU store) to [lo, hi) meets open atomic windows.
+  void note_store(sim::MemoryNode& m, uint64_t lo, uint64_t hi, bool losable);
+  void release_atomic_unit(sim::MemoryNode& m, uint64_t word);
+  sim::Op* new_op();
+  void free_op(sim::Op* op);
+
+  ClusterConfig cfg;
+  const Semantics& sem;
+  std::unique_ptr<TimingModel> timing;
+  Rng rng;
+  TraceHash trace;
+  sim::EventQueue events;
+  Nanos now = 0;
+  uint64_t event_limit = uint64_t{1} << 40;
+  uint64_t verbs = 0;
+  uint64_t next_op_id = 0;
+  std::vector<std::unique_ptr<sim::MemoryNode>> memory;
+  std::vector<std::unique_ptr<sim::Thread>> threads;
+  std::vector<std::unique_ptr<sim::Coroutine>> coroutines;
+  std::vector<std::unique_ptr<sim::Op>> op_pool;
+  size_t finished = 0;
+  bool ran = false;
+};
+
+namespace sim {
+
+struct Coroutine final : WorkerPort {
+  Coroutine(SimBackend::Impl* s, Thread* t, Placement p, uint64_t seed, WorkerMain m)
+      : sim(s), thread(t), worker(this, p, seed), main(std::move(m)) {}
+
+  bool submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) override {
+    return sim->submit(this, wrs, n, waiter);
+  }
+  bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
+  bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
+  void charge_cpu(Nanos ns) override { thread->cur += ns; }
+  Nanos now() const override { return thread->running ? thread->cur : sim->now; }
+
+  SimBackend::Impl* sim;
+  Thread* thread;
+  Worker worker;
+  WorkerMain main;  // kept alive: a lambda's captures live here, not in the frame
+  Task<void> task;
+  std::coroutine_handle<> resume_point;
+  CpuAccess* pending_cpu = nullptr;
+  bool finished = false;
+};
+
+}  // namespace sim
+}  // namespace lw

@@ -1,0 +1,265 @@
+// Work requests in the simulator: scheduling them by the contract's ordering
+// rules when posted, and their effects on memory when their events fire.
+#include <cstring>
+
+#include "sim_impl.h"
+
+namespace lw {
+
+using sim::EventKind;
+using sim::kAllLines;
+using sim::Op;
+
+namespace {
+uint64_t first_line(const WorkRequest& wr) { return line_of(wr.remote.offset()); }
+uint32_t line_count(const WorkRequest& wr) {
+  uint64_t len = is_atomic(wr.opcode) ? 8 : wr.length;
+  return static_cast<uint32_t>(line_of(wr.remote.offset() + len - 1) - first_line(wr) + 1);
+}
+// The part of the request's byte range that falls in its `i`-th line.
+void line_range(const WorkRequest& wr, uint32_t i, uint64_t* lo, uint64_t* hi) {
+  uint64_t begin = wr.remote.offset(), end = begin + wr.length;
+  uint64_t line_lo = (first_line(wr) + i) * kCacheLine;
+  *lo = std::max(begin, line_lo);
+  *hi = std::min(end, line_lo + kCacheLine);
+}
+}  // namespace
+
+Op* SimBackend::Impl::new_op() {
+  if (op_pool.empty()) return new Op();
+  Op* op = op_pool.back().release();
+  op_pool.pop_back();
+  return op;
+}
+
+void SimBackend::Impl::free_op(Op* op) {
+  op->waiter = nullptr;
+  op->has_window = false;
+  op_pool.emplace_back(op);
+}
+
+bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
+                              std::coroutine_handle<> waiter) {
+  LW_CHECK(n > 0 && c->thread->running);
+  const NodeId node = wrs[0].remote.node();
+  if (node >= memory.size()) {
+    for (uint32_t i = 0; i < n; ++i) wrs[i].status = Status::kWrongNode;
+    return false;
+  }
+  sim::QueuePair& qp = c->thread->qps[node];
+  if (qp.outstanding + n > cfg.queue_depth) {
+    for (uint32_t i = 0; i < n; ++i) wrs[i].status = Status::kQueueFull;
+    return false;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    LW_CHECK_MSG(wrs[i].remote.node() == node, "one submission goes to one memory node");
+    Op* op = new_op();
+    op->id = next_op_id++;
+    op->qp = &qp;
+    if (waiter) {
+      op->wr = &wrs[i];
+    } else {
+      op->own = wrs[i];
+      op->wr = &op->own;
+    }
+    op->wr->status = Status::kOk;
+    op->wr->old_value = 0;
+    if (op->wr->opcode == Opcode::kWrite && op->wr->length <= kMaxTransferBytes &&
+        op->wr->local != nullptr) {
+      // The NIC reads the source when the request is posted.
+      op->payload.assign(static_cast<const std::byte*>(op->wr->local),
+                         static_cast<const std::byte*>(op->wr->local) + op->wr->length);
+    }
+    op->waiter = (waiter && i == n - 1) ? c : nullptr;
+    schedule(c->thread, op);
+  }
+  if (!waiter) return false;
+  c->resume_point = waiter;
+  return true;
+}
+
+void SimBackend::Impl::schedule(sim::Thread* t, Op* op) {
+  WorkRequest& wr = *op->wr;
+  sim::QueuePair& qp = *op->qp;
+  sim::MemoryNode& m = *memory[wr.remote.node()];
+  ++verbs;
+  ++qp.outstanding;
+  t->cur += timing->post_cpu(wr);
+  const Nanos arrive = std::max(t->cur + timing->request_flight(wr, rng), qp.last_arrival);
+  qp.last_arrival = arrive;
+
+  Status s = m.mem.check(wr);
+  if (s == Status::kOk && wr.opcode == Opcode::kWrite && wr.local == nullptr) s = Status::kBadLength;
+  if (s == Status::kOk && wr.opcode == Opcode::kRead && wr.local == nullptr) s = Status::kBadLength;
+  wr.status = s;
+
+  Nanos done = arrive;
+  if (s == Status::kOk) {
+    const bool device = m.mem.is_device(wr.remote.offset());
+    const uint32_t lines = line_count(wr);
+    Nanos e = std::max(arrive, qp.writes_done);  // nothing overtakes a WRITE or atomic
+    if (wr.fence) e = std::max(e, qp.reads_done);
+    if (wr.opcode == Opcode::kRead) {
+      if (!sem.reads_unordered) e = std::max(e, qp.reads_done);
+      const Nanos base = e + timing->memory_access(device);
+      if (sem.read_lines_unordered && lines > 1) {
+        // Each line is fetched on its own, at its own instant.
+        for (uint32_t i = 0; i < lines; ++i) {
+          Nanos at = base + draw(sem.read_spread_ns + 1);
+          events.push(at, EventKind::kReadLines, op, i);
+          done = std::max(done, at);
+        }
+      } else {
+        // One snapshot; it may lag so that later requests overtake it.
+        const bool lag = sem.read_overtaken || sem.reads_unordered;
+        Nanos at = base + (lag ? draw(sem.read_spread_ns + 1) : 0);
+        events.push(at, EventKind::kReadLines, op, kAllLines);
+        done = at;
+      }
+      qp.reads_done = std::max(qp.reads_done, done);
+    } else {
+      if (!sem.read_overtaken) e = std::max(e, qp.reads_done);
+      const Nanos base = e + timing->memory_access(device);
+      if (wr.opcode == Opcode::kWrite) {
+        if (sem.write_lines_staggered && lines > 1) {
+          // Lines land one by one in increasing address order.
+          Nanos at = base;
+          for (uint32_t i = 0; i < lines; ++i) {
+            if (i > 0) at += 1 + draw(sem.write_line_gap_ns);
+            events.push(at, EventKind::kWriteLine, op, i);
+          }
+          done = at;
+        } else {
+          events.push(base, EventKind::kWriteLine, op, kAllLines);
+          done = base;
+        }
+      } else {
+        // The atomic unit serialises atomics on one word.
+        const uint64_t word = wr.remote.offset();
+        auto busy = m.atomic_busy_until.find(word);
+        Nanos read_at = base;
+        if (busy != m.atomic_busy_until.end()) read_at = std::max(read_at, busy->second);
+        // Device memory is on the NIC: no PCIe round trip to race with.
+        const bool split = !device && (sem.atomic_loses_write || sem.atomic_loses_cpu);
+        Nanos write_back = read_at + (split ? 1 + draw(sem.atomic_window_ns) : 0);
+        op->has_window = write_back > read_at;
+        events.push(read_at, EventKind::kAtomicRead, op);
+        if (op->has_window) events.push(write_back, EventKind::kAtomicWriteBack, op);
+        m.atomic_busy_until[word] = write_back;
+        done = write_back;
+      }
+      qp.writes_done = std::max(qp.writes_done, done);
+    }
+  }
+  const Nanos completion =
+      std::max(done + timing->response_flight(wr, rng), qp.last_completion + 1);
+  qp.last_completion = completion;
+  events.push(completion, EventKind::kComplete, op);
+}
+
+void SimBackend::Impl::on_read_lines(Op* op, uint32_t line) {
+  const WorkRequest& wr = *op->wr;
+  NodeMemory& mem = memory[wr.remote.node()]->mem;
+  auto* dst = static_cast<std::byte*>(wr.local);
+  if (line == kAllLines) {
+    std::memcpy(dst, mem.bytes(wr.remote.offset()), wr.length);
+    return;
+  }
+  uint64_t lo, hi;
+  line_range(wr, line, &lo, &hi);
+  std::memcpy(dst + (lo - wr.remote.offset()), mem.bytes(lo), hi - lo);
+}
+
+void SimBackend::Impl::on_write_line(Op* op, uint32_t line) {
+  const WorkRequest& wr = *op->wr;
+  sim::MemoryNode& m = *memory[wr.remote.node()];
+  uint64_t lo = wr.remote.offset(), hi = lo + wr.length;
+  if (line != kAllLines) line_range(wr, line, &lo, &hi);
+  std::memcpy(m.mem.bytes(lo), op->payload.data() + (lo - wr.remote.offset()), hi - lo);
+  note_store(m, lo, hi, sem.atomic_loses_write);
+}
+
+void SimBackend::Impl::note_store(sim::MemoryNode& m, uint64_t lo, uint64_t hi, bool losable) {
+  if (m.open_windows.empty() || losable) return;
+  for (uint64_t w = lo / kWord * kWord; w < hi; w += kWord) {
+    auto it = m.open_windows.find(w);
+    if (it != m.open_windows.end()) it->second.protected_store_seen = true;
+  }
+}
+
+void SimBackend::Impl::on_atomic_read(Op* op) {
+  WorkRequest& wr = *op->wr;
+  sim::MemoryNode& m = *memory[wr.remote.node()];
+  uint64_t* word = m.mem.word(wr.remote.offset());
+  const uint64_t old = *word;
+  wr.old_value = old;
+  op->atomic_writes = apply_atomic(wr, old, &op->atomic_new);
+  if (!op->has_window) {
+    if (op->atomic_writes) *word = op->atomic_new;
+    release_atomic_unit(m, wr.remote.offset());
+    return;
+  }
+  auto [it, inserted] = m.open_windows.emplace(wr.remote.offset(), sim::AtomicWindow{op, false});
+  LW_CHECK_MSG(inserted, "two NIC atomics overlapped on one word");
+}
+
+void SimBackend::Impl::on_atomic_write_back(Op* op) {
+  WorkRequest& wr = *op->wr;
+  sim::MemoryNode& m = *memory[wr.remote.node()];
+  const uint64_t off = wr.remote.offset();
+  uint64_t* word = m.mem.word(off);
+  auto it = m.open_windows.find(off);
+  LW_CHECK(it != m.open_windows.end() && it->second.op == op);
+  if (it->second.protected_store_seen) {
+    // Linearise the atomic after the store it may not lose.
+    const uint64_t cur = *word;
+    wr.old_value = cur;
+    op->atomic_writes = apply_atomic(wr, cur, &op->atomic_new);
+  }
+  // FAA always writes back; CAS only when it succeeded. Whatever landed on the
+  // word since the read is overwritten: that is the lost update.
+  if (op->atomic_writes) *word = op->atomic_new;
+  m.open_windows.erase(it);
+  release_atomic_unit(m, off);
+}
+
+void SimBackend::Impl::release_atomic_unit(sim::MemoryNode& m, uint64_t word) {
+  // Forget the word unless a later atomic already reserved it.
+  auto busy = m.atomic_busy_until.find(word);
+  if (busy != m.atomic_busy_until.end() && busy->second <= now) m.atomic_busy_until.erase(busy);
+}
+
+void SimBackend::Impl::on_complete(Op* op) {
+  LW_CHECK(op->qp->outstanding > 0);
+  --op->qp->outstanding;
+  sim::Coroutine* waiter = op->waiter;
+  free_op(op);
+  if (waiter) make_ready(waiter, waiter->resume_point);
+}
+
+void SimBackend::Impl::on_cpu_access(sim::Coroutine* c) {
+  CpuAccess& op = *c->pending_cpu;
+  c->pending_cpu = nullptr;
+  sim::MemoryNode& m = *memory[op.addr.node()];
+  const uint64_t off = op.addr.offset();
+  uint64_t* word = m.mem.word(off);
+  const uint64_t old = *word;
+  op.old_value = old;
+  op.status = Status::kOk;
+  bool stores = false;
+  switch (op.kind) {
+    case CpuAccess::Kind::kLoad: break;
+    case CpuAccess::Kind::kStore: *word = op.a; stores = true; break;
+    case CpuAccess::Kind::kCas:
+      if (old == op.a) {
+        *word = op.b;
+        stores = true;
+      }
+      break;
+    case CpuAccess::Kind::kFaa: *word = old + op.a; stores = true; break;
+  }
+  if (stores) note_store(m, off, off + kWord, sem.atomic_loses_cpu);
+  make_ready(c, c->resume_point);
+}
+
+}  // namespace lw

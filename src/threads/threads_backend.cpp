@@ -1,0 +1,323 @@
+#include "latchwork/threads/threads_backend.h"
+
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "line_memory.h"
+
+namespace lw {
+
+namespace threads {
+
+struct Node {
+  Node(uint64_t bytes, uint64_t dm) : mem(bytes, dm) {}
+  LineMemory mem;
+  // The NIC's atomic unit: NIC atomics on one node are atomic with each other.
+  std::mutex nic_atomics;
+};
+
+struct OsThread;
+
+struct Coroutine final : WorkerPort {
+  Coroutine(ThreadsBackend::Impl* b, OsThread* t, Placement p, uint64_t seed, WorkerMain m)
+      : backend(b), thread(t), worker(this, p, seed), main(std::move(m)) {}
+
+  bool submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) override;
+  bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
+  bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
+  void charge_cpu(Nanos) override {}  // real CPU time passes by itself
+  Nanos now() const override;
+
+  ThreadsBackend::Impl* backend;
+  OsThread* thread;
+  Worker worker;
+  WorkerMain main;
+  Task<void> task;
+  std::coroutine_handle<> resume_point;
+  Nanos wake_at = 0;
+};
+
+struct OsThread {
+  std::vector<Coroutine*> coroutines;
+  std::deque<Coroutine*> ready;  // at most coroutines.size() entries
+  Rng rng;
+  uint64_t verbs = 0;
+};
+
+}  // namespace threads
+
+struct ThreadsBackend::Impl {
+  ClusterConfig cfg;
+  std::vector<std::unique_ptr<threads::Node>> nodes;
+  std::vector<std::unique_ptr<threads::OsThread>> os_threads;
+  std::vector<std::unique_ptr<threads::Coroutine>> coroutines;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  bool ran = false;
+
+  Status execute(WorkRequest& wr, Rng& rng);
+  void read(threads::Node& n, WorkRequest& wr, Rng& rng);
+  void write(threads::Node& n, WorkRequest& wr, Rng& rng);
+  void atomic(threads::Node& n, WorkRequest& wr);
+};
+
+namespace {
+uint32_t lines_of(uint64_t offset, uint64_t len) {
+  return static_cast<uint32_t>(line_of(offset + len - 1) - line_of(offset) + 1);
+}
+void line_span(uint64_t offset, uint64_t len, uint32_t i, uint64_t* lo, uint64_t* hi) {
+  uint64_t line_lo = (line_of(offset) + i) * kCacheLine;
+  *lo = std::max(offset, line_lo);
+  *hi = std::min(offset + len, line_lo + kCacheLine);
+}
+}  // namespace
+
+ThreadsBackend::ThreadsBackend(const ClusterConfig& config) : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.cfg = config;
+  std::string err = config.validate();
+  LW_CHECK_MSG(err.empty(), "invalid cluster config: " + err);
+  for (uint32_t m = 0; m < config.memory_nodes; ++m)
+    s.nodes.push_back(std::make_unique<threads::Node>(config.memory_node_bytes,
+                                                      config.device_memory_bytes));
+  uint64_t n = config.total_compute_threads() + uint64_t{config.memory_nodes} * config.memory_node_threads;
+  Rng seeder(config.seed);
+  for (uint64_t i = 0; i < n; ++i) {
+    auto t = std::make_unique<threads::OsThread>();
+    t->rng = seeder.fork(i);
+    s.os_threads.push_back(std::move(t));
+  }
+}
+
+ThreadsBackend::~ThreadsBackend() = default;
+
+const ClusterConfig& ThreadsBackend::config() const { return impl_->cfg; }
+
+RemoteAddr ThreadsBackend::allocate(NodeId node, uint64_t bytes, uint64_t align) {
+  if (node >= impl_->nodes.size()) return {};
+  uint64_t off = impl_->nodes[node]->mem.raw().allocate(bytes, align);
+  return off ? RemoteAddr(node, off) : RemoteAddr();
+}
+
+RemoteAddr ThreadsBackend::allocate_device_memory(NodeId node, uint64_t bytes) {
+  if (node >= impl_->nodes.size()) return {};
+  uint64_t off = impl_->nodes[node]->mem.raw().allocate_device(bytes, kWord);
+  return off ? RemoteAddr(node, off) : RemoteAddr();
+}
+
+void ThreadsBackend::host_write(RemoteAddr dst, const void* src, uint64_t bytes) {
+  LW_CHECK(dst.node() < impl_->nodes.size());
+  NodeMemory& m = impl_->nodes[dst.node()]->mem.raw();
+  LW_CHECK_MSG(m.check(dst.offset(), bytes, false) == Status::kOk,
+               "host_write outside registered memory: " + dst.to_string());
+  std::memcpy(m.bytes(dst.offset()), src, bytes);
+}
+
+void ThreadsBackend::host_read(RemoteAddr src, void* dst, uint64_t bytes) {
+  LW_CHECK(src.node() < impl_->nodes.size());
+  NodeMemory& m = impl_->nodes[src.node()]->mem.raw();
+  LW_CHECK_MSG(m.check(src.offset(), bytes, false) == Status::kOk,
+               "host_read outside registered memory: " + src.to_string());
+  std::memcpy(dst, m.bytes(src.offset()), bytes);
+}
+
+void ThreadsBackend::spawn(Placement p, WorkerMain main) {
+  Impl& s = *impl_;
+  LW_CHECK_MSG(!s.ran, "spawn after run");
+  const ClusterConfig& c = s.cfg;
+  size_t index;
+  if (p.kind == Placement::Kind::kCompute) {
+    LW_CHECK_MSG(p.node < c.compute_nodes && p.thread < c.threads_per_node,
+                 "spawn on a compute thread the cluster does not have");
+    index = size_t{p.node} * c.threads_per_node + p.thread;
+  } else {
+    LW_CHECK_MSG(p.node < c.memory_nodes && p.thread < c.memory_node_threads,
+                 "spawn on a memory-node thread the cluster does not have");
+    index = c.total_compute_threads() + size_t{p.node} * c.memory_node_threads + p.thread;
+  }
+  LW_CHECK_MSG(p.coroutine < c.coroutines_per_thread, "coroutine slot out of range");
+  threads::OsThread* t = s.os_threads[index].get();
+  uint64_t seed = c.seed ^ (uint64_t{p.node} << 40) ^ (uint64_t{p.thread} << 20) ^ p.coroutine ^
+                  (uint64_t{static_cast<uint8_t>(p.kind)} << 60);
+  auto co = std::make_unique<threads::Coroutine>(&s, t, p, splitmix64(seed), std::move(main));
+  co->task = co->main(co->worker);
+  co->resume_point = co->task.handle();
+  t->coroutines.push_back(co.get());
+  t->ready.push_back(co.get());
+  s.coroutines.push_back(std::move(co));
+}
+
+RunStats ThreadsBackend::run() {
+  Impl& s = *impl_;
+  LW_CHECK_MSG(!s.ran, "a ThreadsBackend runs once");
+  s.ran = true;
+  s.start = std::chrono::steady_clock::now();
+  std::vector<std::thread> running;
+  for (auto& tp : s.os_threads) {
+    if (tp->coroutines.empty()) continue;
+    running.emplace_back([t = tp.get()] {
+      // Round-robin over ready coroutines; sleeping ones wait their turn.
+      size_t finished = 0;
+      while (finished < t->coroutines.size()) {
+        LW_CHECK(!t->ready.empty());
+        threads::Coroutine* c = t->ready.front();
+        t->ready.pop_front();
+        Nanos now = c->now();
+        if (c->wake_at > now) {
+          bool any_awake = false;
+          for (auto* r : t->ready) any_awake = any_awake || r->wake_at <= now;
+          if (!any_awake) std::this_thread::sleep_for(std::chrono::nanoseconds(
+                              std::min<Nanos>(c->wake_at - now, 1'000'000)));
+          t->ready.push_back(c);
+          continue;
+        }
+        std::exchange(c->resume_point, {}).resume();
+        if (c->task.done()) ++finished;
+        else LW_CHECK_MSG(c->resume_point, "a coroutine suspended on something else than Latchwork");
+      }
+    });
+  }
+  for (auto& th : running) th.join();
+  RunStats stats;
+  auto wall = std::chrono::steady_clock::now() - s.start;
+  stats.elapsed_ns = static_cast<Nanos>(std::chrono::duration_cast<std::chrono::nanoseconds>(wall).count());
+  stats.wall_seconds = std::chrono::duration<double>(wall).count();
+  for (auto& t : s.os_threads) stats.verbs += t->verbs;
+  return stats;
+}
+
+Status ThreadsBackend::execute_now(WorkRequest& wr, Rng& rng) { return impl_->execute(wr, rng); }
+
+Status ThreadsBackend::Impl::execute(WorkRequest& wr, Rng& rng) {
+  const NodeId node = wr.remote.node();
+  if (node >= nodes.size()) return wr.status = Status::kWrongNode;
+  threads::Node& n = *nodes[node];
+  Status s = n.mem.raw().check(wr);
+  if (s == Status::kOk && !is_atomic(wr.opcode) && wr.local == nullptr) s = Status::kBadLength;
+  wr.status = s;
+  if (s != Status::kOk) return s;
+  switch (wr.opcode) {
+    case Opcode::kRead: read(n, wr, rng); break;
+    case Opcode::kWrite: write(n, wr, rng); break;
+    default: atomic(n, wr); break;
+  }
+  return s;
+}
+
+void ThreadsBackend::Impl::read(threads::Node& n, WorkRequest& wr, Rng& rng) {
+  const uint64_t off = wr.remote.offset();
+  const uint32_t lines = lines_of(off, wr.length);
+  auto* dst = static_cast<std::byte*>(wr.local);
+  const bool shuffle = cfg.threads.adversarial && lines > 1;
+  // Fisher-Yates over line indices when adversarial; address order otherwise.
+  uint32_t order_small[64];
+  std::vector<uint32_t> order_big;
+  uint32_t* order = lines <= 64 ? order_small : (order_big.resize(lines), order_big.data());
+  for (uint32_t i = 0; i < lines; ++i) order[i] = i;
+  if (shuffle)
+    for (uint32_t i = lines - 1; i > 0; --i) std::swap(order[i], order[rng.below(i + 1)]);
+  for (uint32_t k = 0; k < lines; ++k) {
+    uint64_t lo, hi;
+    line_span(off, wr.length, order[k], &lo, &hi);
+    n.mem.read_line(lo, hi - lo, dst + (lo - off));
+    if (shuffle) std::this_thread::yield();
+  }
+}
+
+void ThreadsBackend::Impl::write(threads::Node& n, WorkRequest& wr, Rng&) {
+  const uint64_t off = wr.remote.offset();
+  const uint32_t lines = lines_of(off, wr.length);
+  const auto* src = static_cast<const std::byte*>(wr.local);
+  for (uint32_t i = 0; i < lines; ++i) {  // increasing address order, always
+    uint64_t lo, hi;
+    line_span(off, wr.length, i, &lo, &hi);
+    n.mem.write_line(lo, hi - lo, src + (lo - off));
+    if (cfg.threads.adversarial && lines > 1) std::this_thread::yield();
+  }
+}
+
+void ThreadsBackend::Impl::atomic(threads::Node& n, WorkRequest& wr) {
+  const uint64_t off = wr.remote.offset();
+  std::lock_guard<std::mutex> unit(n.nic_atomics);
+  if (!cfg.threads.adversarial || n.mem.raw().is_device(off)) {
+    wr.old_value = n.mem.update_word(off, [&](uint64_t old, uint64_t* next) {
+      return apply_atomic(wr, old, next);
+    });
+    return;
+  }
+  // Read, then write back later: stores landing in between are lost.
+  const uint64_t old = n.mem.load_word(off);
+  wr.old_value = old;
+  uint64_t next;
+  const bool writes = apply_atomic(wr, old, &next);
+  std::this_thread::yield();
+  if (writes) n.mem.update_word(off, [&](uint64_t, uint64_t* out) { *out = next; return true; });
+}
+
+namespace threads {
+
+bool Coroutine::submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) {
+  ThreadsBackend::Impl& s = *backend;
+  if (n > s.cfg.queue_depth) {
+    for (uint32_t i = 0; i < n; ++i) wrs[i].status = Status::kQueueFull;
+    return false;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    wrs[i].old_value = 0;
+    s.execute(wrs[i], thread->rng);
+  }
+  thread->verbs += n;
+  // Let the thread's other coroutines run, as they would while the NIC works.
+  if (!waiter || thread->coroutines.size() == 1) return false;
+  resume_point = waiter;
+  wake_at = 0;
+  thread->ready.push_back(this);
+  return true;
+}
+
+bool Coroutine::sleep(Nanos ns, std::coroutine_handle<> waiter) {
+  resume_point = waiter;
+  wake_at = now() + ns;
+  thread->ready.push_back(this);
+  return true;
+}
+
+bool Coroutine::cpu_access(CpuAccess* op, std::coroutine_handle<>) {
+  ThreadsBackend::Impl& s = *backend;
+  const Placement& p = worker.placement();
+  if (!p.on_memory_node() || op->addr.node() != p.node) {
+    op->status = Status::kWrongNode;
+    return false;
+  }
+  threads::Node& node = *s.nodes[p.node];
+  const uint64_t off = op->addr.offset();
+  op->status = node.mem.raw().check(off, 8, true);
+  if (op->status != Status::kOk) return false;
+  // CPU accesses do not take the NIC's atomic unit: they race NIC atomics.
+  switch (op->kind) {
+    case CpuAccess::Kind::kLoad: op->old_value = node.mem.load_word(off); break;
+    case CpuAccess::Kind::kStore:
+      op->old_value = node.mem.update_word(off, [&](uint64_t, uint64_t* n) { *n = op->a; return true; });
+      break;
+    case CpuAccess::Kind::kCas:
+      op->old_value = node.mem.update_word(off, [&](uint64_t old, uint64_t* n) {
+        *n = op->b;
+        return old == op->a;
+      });
+      break;
+    case CpuAccess::Kind::kFaa:
+      op->old_value = node.mem.update_word(off, [&](uint64_t old, uint64_t* n) { *n = old + op->a; return true; });
+      break;
+  }
+  return false;
+}
+
+Nanos Coroutine::now() const {
+  auto d = std::chrono::steady_clock::now() - backend->start;
+  return static_cast<Nanos>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+}
+
+}  // namespace threads
+}  // namespace lw

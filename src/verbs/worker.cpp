@@ -1,0 +1,108 @@
+#include "latchwork/verbs/worker.h"
+
+namespace lw {
+
+WorkRequest& Batch::add(const WorkRequest& wr) {
+  LW_CHECK_MSG(n_ < kMax, "a Batch holds at most 16 work requests");
+  wrs_[n_] = wr;
+  wrs_[n_].signaled = false;
+  return wrs_[n_++];
+}
+
+WorkRequest& Batch::read(void* dst, RemoteAddr src, uint32_t len) {
+  return add({.opcode = Opcode::kRead, .length = len, .remote = src, .local = dst});
+}
+WorkRequest& Batch::write(RemoteAddr dst, const void* src, uint32_t len) {
+  return add({.opcode = Opcode::kWrite, .length = len, .remote = dst,
+              .local = const_cast<void*>(src)});
+}
+WorkRequest& Batch::cas(RemoteAddr addr, uint64_t expected, uint64_t desired) {
+  return add({.opcode = Opcode::kCas, .length = 8, .remote = addr, .compare = expected,
+              .operand = desired});
+}
+WorkRequest& Batch::faa(RemoteAddr addr, uint64_t v) {
+  return add({.opcode = Opcode::kFaa, .length = 8, .remote = addr, .operand = v});
+}
+WorkRequest& Batch::masked_cas(RemoteAddr addr, uint64_t expected, uint64_t desired,
+                               uint64_t compare_mask, uint64_t swap_mask) {
+  return add({.opcode = Opcode::kMaskedCas, .length = 8, .remote = addr, .compare = expected,
+              .operand = desired, .compare_mask = compare_mask, .swap_mask = swap_mask});
+}
+WorkRequest& Batch::masked_faa(RemoteAddr addr, uint64_t v, uint64_t field_mask) {
+  return add({.opcode = Opcode::kMaskedFaa, .length = 8, .remote = addr, .operand = v,
+              .field_mask = field_mask});
+}
+
+Status Batch::status() const {
+  for (uint32_t i = 0; i < n_; ++i)
+    if (wrs_[i].status != Status::kOk) return wrs_[i].status;
+  return Status::kOk;
+}
+
+Worker::OpAwaiter Worker::read(void* dst, RemoteAddr src, uint32_t len, bool fence) {
+  return {port_, {.opcode = Opcode::kRead, .fence = fence, .length = len, .remote = src,
+                  .local = dst}};
+}
+Worker::OpAwaiter Worker::write(RemoteAddr dst, const void* src, uint32_t len, bool fence) {
+  return {port_, {.opcode = Opcode::kWrite, .fence = fence, .length = len, .remote = dst,
+                  .local = const_cast<void*>(src)}};
+}
+Worker::AtomicAwaiter Worker::cas(RemoteAddr addr, uint64_t expected, uint64_t desired,
+                                  bool fence) {
+  return {port_, {.opcode = Opcode::kCas, .fence = fence, .length = 8, .remote = addr,
+                  .compare = expected, .operand = desired}};
+}
+Worker::AtomicAwaiter Worker::faa(RemoteAddr addr, uint64_t v, bool fence) {
+  return {port_, {.opcode = Opcode::kFaa, .fence = fence, .length = 8, .remote = addr,
+                  .operand = v}};
+}
+Worker::AtomicAwaiter Worker::masked_cas(RemoteAddr addr, uint64_t expected, uint64_t desired,
+                                         uint64_t compare_mask, uint64_t swap_mask) {
+  return {port_, {.opcode = Opcode::kMaskedCas, .length = 8, .remote = addr,
+                  .compare = expected, .operand = desired, .compare_mask = compare_mask,
+                  .swap_mask = swap_mask}};
+}
+Worker::AtomicAwaiter Worker::masked_faa(RemoteAddr addr, uint64_t v, uint64_t field_mask) {
+  return {port_, {.opcode = Opcode::kMaskedFaa, .length = 8, .remote = addr, .operand = v,
+                  .field_mask = field_mask}};
+}
+
+Status Worker::check_batch(const Batch& batch) const {
+  if (batch.empty()) return Status::kBadLength;
+  for (uint32_t i = 1; i < batch.size(); ++i)
+    if (batch[i].remote.node() != batch[0].remote.node()) return Status::kWrongNode;
+  return Status::kOk;
+}
+
+Worker::BatchAwaiter Worker::execute(Batch& batch) {
+  Status early = check_batch(batch);
+  if (early == Status::kOk) batch[batch.size() - 1].signaled = true;
+  return {port_, &batch, early};
+}
+
+Status Worker::post(Batch& batch) {
+  Status s = check_batch(batch);
+  if (s != Status::kOk) return s;
+  for (uint32_t i = 0; i < batch.size(); ++i) {
+    batch[i].signaled = false;
+    batch[i].status = Status::kOk;
+  }
+  // The backend marks requests it rejects at once (e.g. a full queue).
+  port_->submit(batch.data(), batch.size(), nullptr);
+  return batch.status();
+}
+
+Worker::CpuAwaiter Worker::cpu_load(RemoteAddr addr) {
+  return {port_, {.kind = CpuAccess::Kind::kLoad, .addr = addr}};
+}
+Worker::CpuAwaiter Worker::cpu_store(RemoteAddr addr, uint64_t value) {
+  return {port_, {.kind = CpuAccess::Kind::kStore, .addr = addr, .a = value}};
+}
+Worker::CpuAwaiter Worker::cpu_cas(RemoteAddr addr, uint64_t expected, uint64_t desired) {
+  return {port_, {.kind = CpuAccess::Kind::kCas, .addr = addr, .a = expected, .b = desired}};
+}
+Worker::CpuAwaiter Worker::cpu_faa(RemoteAddr addr, uint64_t v) {
+  return {port_, {.kind = CpuAccess::Kind::kFaa, .addr = addr, .a = v}};
+}
+
+}  // namespace lw

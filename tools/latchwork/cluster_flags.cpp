@@ -1,0 +1,61 @@
+#include "cluster_flags.h"
+
+#include <cstdio>
+
+#include "commands.h"
+
+namespace lw::tool {
+
+ClusterFlags::ClusterFlags(cli::FlagSet& f, const ClusterConfig& d)
+    : d_(d),
+      backend_(d.backend),
+      profile_(d.semantics_profile),
+      seed_(d.seed),
+      compute_nodes_(d.compute_nodes),
+      threads_(d.threads_per_node),
+      coroutines_(d.coroutines_per_thread),
+      memory_nodes_(d.memory_nodes),
+      adversarial_(d.threads.adversarial) {
+  f.add_string("config", &config_path_, "JSON cluster config file (flags override it)");
+  f.add_enum("backend", &backend_, {"sim", "threads"}, "where to run: the simulator or real threads");
+  f.add_enum("profile", &profile_, {"spec", "connectx", "sequential"},
+             "RDMA semantics of the simulator: all relaxations, observed NIC behaviour, or none");
+  f.add_uint("seed", &seed_, "seed of every random decision (sim runs replay exactly)");
+  f.add_int("compute-nodes", &compute_nodes_, "compute nodes", 1, ClusterConfig::kMaxNodes);
+  f.add_int("threads", &threads_, "threads per compute node", 1, ClusterConfig::kMaxThreadsPerNode);
+  f.add_int("coroutines", &coroutines_, "coroutines per thread", 1, ClusterConfig::kMaxCoroutinesPerThread);
+  f.add_int("memory-nodes", &memory_nodes_, "memory nodes", 1, ClusterConfig::kMaxNodes);
+  f.add_bool("adversarial", &adversarial_,
+             "threads backend: READ lines in random order, atomics as load+store");
+}
+
+std::string ClusterFlags::resolve(const cli::FlagSet& f, ClusterConfig* out) const {
+  ClusterConfig c = d_;
+  if (!config_path_.empty()) {
+    std::string e = ClusterConfig::from_json_file(config_path_, &c);
+    if (!e.empty()) return e;
+  }
+  if (f.was_set("profile")) {
+    std::string e = c.set_profile(profile_);
+    if (!e.empty()) return e;
+  }
+  if (f.was_set("backend")) c.backend = backend_;
+  if (f.was_set("seed")) c.seed = seed_;
+  if (f.was_set("compute-nodes")) c.compute_nodes = static_cast<uint32_t>(compute_nodes_);
+  if (f.was_set("threads")) c.threads_per_node = static_cast<uint32_t>(threads_);
+  if (f.was_set("coroutines")) c.coroutines_per_thread = static_cast<uint32_t>(coroutines_);
+  if (f.was_set("memory-nodes")) c.memory_nodes = static_cast<uint32_t>(memory_nodes_);
+  if (f.was_set("adversarial")) c.threads.adversarial = adversarial_;
+  std::string e = c.validate();
+  if (!e.empty()) return e;
+  *out = c;
+  return {};
+}
+
+int usage_error(const cli::FlagSet& flags, const std::string& message) {
+  (void)flags;
+  std::fprintf(stderr, "latchwork: %s\n(see --help)\n", message.c_str());
+  return kExitUsage;
+}
+
+}  // namespace lw::tool

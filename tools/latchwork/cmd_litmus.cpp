@@ -1,0 +1,73 @@
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cluster_flags.h"
+#include "commands.h"
+#include "latchwork/experiments/litmus.h"
+
+namespace lw::tool {
+
+int cmd_litmus(int argc, const char* const* argv) {
+  cli::FlagSet f("latchwork litmus",
+                 "Runs the litmus tests of the RDMA semantics contract on the simulator, each "
+                 "over many seeds, and prints the outcomes seen. An outcome is allowed under "
+                 "sequential consistency, weak (allowed only when the profile switches on the "
+                 "relaxation named), or forbidden. A forbidden or disallowed outcome is a "
+                 "simulator bug: the command then exits with 1.");
+  std::string profile = "all", test = "all";
+  uint64_t seeds = 300, first_seed = 1;
+  bool json = false;
+  f.add_enum("profile", &profile, {"spec", "connectx", "sequential", "all"}, "semantics profile");
+  f.add_string("test", &test, "run one test by name (default: all)");
+  f.add_uint("seeds", &seeds, "executions (seeds) per test");
+  f.add_uint("first-seed", &first_seed, "seed of the first execution");
+  f.add_bool("json", &json, "print one JSON object per test and profile");
+  if (std::string e = f.parse(argc, argv); !e.empty()) return usage_error(f, e);
+  if (f.help_requested()) {
+    std::printf("%s", f.help_text().c_str());
+    std::printf("\ntests:\n");
+    for (const LitmusTest& t : litmus_tests()) std::printf("  %-20s %s\n", t.name.c_str(), t.rule.c_str());
+    return kExitOk;
+  }
+  if (seeds == 0 || seeds > 10'000'000) return usage_error(f, "--seeds must be between 1 and 10^7");
+  std::vector<const LitmusTest*> chosen;
+  for (const LitmusTest& t : litmus_tests())
+    if (test == "all" || test == t.name) chosen.push_back(&t);
+  if (chosen.empty()) return usage_error(f, "no litmus test named \"" + test + "\"");
+  std::vector<std::string> profiles =
+      profile == "all" ? std::vector<std::string>{"spec", "connectx", "sequential"}
+                       : std::vector<std::string>{profile};
+  int exit_code = kExitOk;
+  if (!json) std::printf("%-20s %-10s %-6s %-40s %s\n", "test", "profile", "runs", "outcomes (count)", "verdict");
+  for (const LitmusTest* t : chosen) {
+    for (const std::string& p : profiles) {
+      LitmusReport r = run_litmus(*t, p, seeds, first_seed);
+      Semantics sem;
+      Semantics::from_profile(p, &sem);
+      const bool weak_allowed = !t->weak.empty() && sem.*(t->relaxation);
+      if (!r.violations.empty()) exit_code = kExitCheckFailed;
+      if (json) {
+        nlohmann::json j = {{"test", t->name}, {"profile", p}, {"runs", r.runs},
+                            {"outcomes", r.outcomes}, {"weak", t->weak},
+                            {"weak_allowed", weak_allowed}, {"weak_seen", r.weak_seen},
+                            {"violations", r.violations}};
+        std::printf("%s\n", j.dump().c_str());
+        continue;
+      }
+      std::string outs;
+      for (const auto& [o, n] : r.outcomes) {
+        std::string tag = t->allowed(o, sem) ? (o == t->weak ? " weak" : "") : " FORBIDDEN";
+        outs += o + "(" + std::to_string(n) + tag + ") ";
+      }
+      std::string verdict = !r.violations.empty() ? "VIOLATION"
+                            : weak_allowed        ? (r.weak_seen ? "ok, weak outcome seen" : "ok, weak outcome not seen")
+                                                  : "ok";
+      std::printf("%-20s %-10s %-6llu %-40s %s\n", t->name.c_str(), p.c_str(),
+                  static_cast<unsigned long long>(r.runs), outs.c_str(), verdict.c_str());
+      std::fflush(stdout);
+    }
+  }
+  return exit_code;
+}
+
+}  // namespace lw::tool

@@ -1,0 +1,17 @@
+// Subcommands of the `latchwork` tool. Each returns the process exit code:
+// 0 success, 1 a check failed, 2 bad usage.
+#pragma once
+
+namespace lw::tool {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+int cmd_torn_read(int argc, const char* const* argv);
+int cmd_litmus(int argc, const char* const* argv);
+int cmd_latch(int argc, const char* const* argv);
+int cmd_demo(int argc, const char* const* argv);
+int cmd_config(int argc, const char* const* argv);
+
+}  // namespace lw::tool

@@ -1,0 +1,14 @@
+// Table rows shared by subcommands.
+#pragma once
+
+#include "latchwork/experiments/latch_counter.h"
+#include "latchwork/experiments/torn_read.h"
+
+namespace lw::tool {
+
+void print_torn_header();
+void print_torn_row(const TornReadResult& r);
+void print_latch_header();
+void print_latch_row(const LatchCounterResult& r);
+
+}  // namespace lw::tool
