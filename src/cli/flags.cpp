@@ -149,7 +149,7 @@ std::string FlagSet::parse(int argc, const char* const* argv) {
 
 std::string FlagSet::help_text() const {
   std::string out = "usage: " + command_ + " [flags]\n\n" + wrap(description_, 78, "") + "\n\nflags:\n";
-  size_t width = 0;
+  size_t width = 4;  // at least as wide as "help"
   for (const Flag& f : flags_) width = std::max(width, f.name.size());
   for (const Flag& f : flags_) {
     std::string type = type_name(static_cast<int>(f.type));

@@ -31,12 +31,6 @@ SimBackend::Impl::Impl(const ClusterConfig& c)
   for (uint32_t m = 0; m < cfg.memory_nodes; ++m)
     for (uint32_t i = 0; i < cfg.memory_node_threads; ++i)
       add_thread({Placement::Kind::kMemory, m, i, 0});
-  if (replay_hint().empty()) {
-    std::ostringstream os;
-    os << "seed=" << cfg.seed << " profile=" << cfg.semantics_profile
-       << " (replay with the same command and --seed " << cfg.seed << ")";
-    set_replay_hint(os.str());
-  }
 }
 
 SimBackend::SimBackend(const ClusterConfig& config) : impl_(std::make_unique<Impl>(config)) {}
@@ -111,6 +105,12 @@ RunStats SimBackend::run() {
   LW_CHECK_MSG(!s.ran, "a SimBackend runs once");
   s.ran = true;
   auto wall_start = std::chrono::steady_clock::now();  // reported, never decides anything
+  {
+    std::ostringstream os;
+    os << "sim seed=" << s.cfg.seed << " profile=" << s.cfg.semantics_profile
+       << " (replay: the same command with --seed " << s.cfg.seed << ")";
+    set_run_context(os.str());
+  }
   // Start every coroutine at a small random offset so races differ per seed.
   for (auto& co : s.coroutines) {
     co->resume_point = co->task.handle();
@@ -132,6 +132,7 @@ RunStats SimBackend::run() {
        << " coroutines are suspended with nothing left to wake them";
     invariant_failed("all coroutines finished", __FILE__, __LINE__, os.str());
   }
+  set_run_context({});
   RunStats stats;
   stats.elapsed_ns = s.now;
   stats.verbs = s.verbs;

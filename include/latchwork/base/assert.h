@@ -16,6 +16,11 @@ namespace lw {
 void set_replay_hint(std::string hint);
 const std::string& replay_hint();
 
+// What the running simulation is ("sim seed=42 profile=spec"); the simulator
+// sets it for the duration of a run, so the seed printed is always the one of
+// the run that failed.
+void set_run_context(std::string context);
+
 [[noreturn]] void invariant_failed(const char* expr, const char* file, int line,
                                    const std::string& message);
 

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# End-to-end checks of the latchwork command: help, exit codes, JSON output,
+# config files, and clear errors for bad input.
+# usage: cli_test.sh <path to latchwork> <source dir>
+set -uo pipefail
+lw=$1
+src=$2
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+expect_exit() {  # expect_exit CODE DESCRIPTION -- command...
+  local want=$1 what=$2; shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    echo "FAIL: $what: exit $got, wanted $want"; cat "$tmp/out" "$tmp/err"; fail=1
+  fi
+}
+expect_err() {  # the last command's stderr contains TEXT
+  grep -q -- "$1" "$tmp/err" || { echo "FAIL: stderr lacks '$1':"; cat "$tmp/err"; fail=1; }
+}
+
+expect_exit 0 "top-level help" -- "$lw" --help
+grep -q "torn-read" "$tmp/out" || { echo "FAIL: help lists no torn-read"; fail=1; }
+for c in demo torn-read litmus latch config; do
+  expect_exit 0 "$c --help" -- "$lw" $c --help
+  grep -q "usage: latchwork $c" "$tmp/out" || { echo "FAIL: $c --help has no usage line"; fail=1; }
+done
+expect_exit 2 "no command" -- "$lw"
+expect_exit 2 "unknown command" -- "$lw" frobnicate
+expect_err "unknown command"
+expect_exit 2 "bad size" -- "$lw" torn-read --size 100
+expect_err "multiple of 64"
+expect_exit 2 "bad scheme" -- "$lw" torn-read --scheme md5
+expect_err "not one of"
+expect_exit 2 "bad profile" -- "$lw" torn-read --profile fast
+expect_exit 2 "unknown flag" -- "$lw" litmus --sedes 3
+expect_err "unknown flag --sedes"
+expect_exit 2 "missing config" -- "$lw" torn-read --config "$tmp/none.json"
+expect_err "cannot open"
+echo '{"compute_nodes": 0}' >"$tmp/bad.json"
+expect_exit 2 "invalid config" -- "$lw" config --config "$tmp/bad.json"
+expect_err "compute_nodes must be in"
+echo '{"seed": 5, "profile": "sequential"}' >"$tmp/good.json"
+expect_exit 0 "config file" -- "$lw" config --config "$tmp/good.json" --seed 9
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["seed"] == 9, c["seed"]             # the flag overrides the file
+assert c["profile"] == "sequential", c["profile"]
+PY
+
+for f in "$src"/configs/*.json; do
+  expect_exit 0 "shipped config $f" -- "$lw" config --config "$f"
+done
+
+expect_exit 0 "torn-read json" -- "$lw" torn-read --scheme all --size 64,512 --ops 500 --json
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 8, len(rows)
+for r in rows:
+    for k in ("scheme", "size", "reads", "torn_detected", "torn_undetected"):
+        assert k in r, k
+    assert r["reads"] == 500
+PY
+expect_exit 0 "litmus" -- "$lw" litmus --seeds 30
+expect_exit 0 "latch" -- "$lw" latch --ops 20 --json
+expect_exit 0 "threads backend" -- "$lw" torn-read --backend threads --scheme farm --ops 300
+
+if [ $fail -eq 0 ]; then echo "cli: all checks passed"; fi
+exit $fail
