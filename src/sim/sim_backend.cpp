@@ -59,41 +59,19 @@ RemoteAddr SimBackend::allocate_device_memory(NodeId node, uint64_t bytes) {
 
 void SimBackend::host_write(RemoteAddr dst, const void* src, uint64_t bytes) {
   LW_CHECK(dst.node() < impl_->memory.size());
-  NodeMemory& m = impl_->memory[dst.node()]->mem;
-  LW_CHECK_MSG(m.check(dst.offset(), bytes, false) == Status::kOk,
-               "host_write outside registered memory: " + dst.to_string());
-  std::memcpy(m.bytes(dst.offset()), src, bytes);
+  impl_->memory[dst.node()]->mem.host_copy_in(dst.offset(), src, bytes);
 }
 
 void SimBackend::host_read(RemoteAddr src, void* dst, uint64_t bytes) {
   LW_CHECK(src.node() < impl_->memory.size());
-  NodeMemory& m = impl_->memory[src.node()]->mem;
-  LW_CHECK_MSG(m.check(src.offset(), bytes, false) == Status::kOk,
-               "host_read outside registered memory: " + src.to_string());
-  std::memcpy(dst, m.bytes(src.offset()), bytes);
+  impl_->memory[src.node()]->mem.host_copy_out(src.offset(), dst, bytes);
 }
 
 void SimBackend::spawn(Placement p, WorkerMain main) {
   Impl& s = *impl_;
   LW_CHECK_MSG(!s.ran, "spawn after run");
-  const ClusterConfig& c = s.cfg;
-  size_t index;
-  if (p.kind == Placement::Kind::kCompute) {
-    LW_CHECK_MSG(p.node < c.compute_nodes && p.thread < c.threads_per_node,
-                 "spawn on a compute thread the cluster does not have");
-    index = size_t{p.node} * c.threads_per_node + p.thread;
-  } else {
-    LW_CHECK_MSG(p.node < c.memory_nodes && p.thread < c.memory_node_threads,
-                 "spawn on a memory-node thread the cluster does not have");
-    index = c.total_compute_threads() + size_t{p.node} * c.memory_node_threads + p.thread;
-  }
-  LW_CHECK_MSG(p.coroutine < c.coroutines_per_thread, "coroutine slot out of range");
-  // Each coroutine's random stream is derived from the seed and its place.
-  uint64_t seed = c.seed;
-  splitmix64(seed);
-  seed ^= (uint64_t{static_cast<uint8_t>(p.kind)} << 60) ^ (uint64_t{p.node} << 40) ^
-          (uint64_t{p.thread} << 20) ^ p.coroutine;
-  auto co = std::make_unique<Coroutine>(&s, s.threads[index].get(), p, splitmix64(seed),
+  const size_t index = thread_index(s.cfg, p);
+  auto co = std::make_unique<Coroutine>(&s, s.threads[index].get(), p, worker_seed(s.cfg.seed, p),
                                         std::move(main));
   co->task = co->main(co->worker);
   LW_CHECK_MSG(co->task.valid(), "worker main returned an empty Task");

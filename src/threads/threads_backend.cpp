@@ -109,39 +109,19 @@ RemoteAddr ThreadsBackend::allocate_device_memory(NodeId node, uint64_t bytes) {
 
 void ThreadsBackend::host_write(RemoteAddr dst, const void* src, uint64_t bytes) {
   LW_CHECK(dst.node() < impl_->nodes.size());
-  NodeMemory& m = impl_->nodes[dst.node()]->mem.raw();
-  LW_CHECK_MSG(m.check(dst.offset(), bytes, false) == Status::kOk,
-               "host_write outside registered memory: " + dst.to_string());
-  std::memcpy(m.bytes(dst.offset()), src, bytes);
+  impl_->nodes[dst.node()]->mem.raw().host_copy_in(dst.offset(), src, bytes);
 }
 
 void ThreadsBackend::host_read(RemoteAddr src, void* dst, uint64_t bytes) {
   LW_CHECK(src.node() < impl_->nodes.size());
-  NodeMemory& m = impl_->nodes[src.node()]->mem.raw();
-  LW_CHECK_MSG(m.check(src.offset(), bytes, false) == Status::kOk,
-               "host_read outside registered memory: " + src.to_string());
-  std::memcpy(dst, m.bytes(src.offset()), bytes);
+  impl_->nodes[src.node()]->mem.raw().host_copy_out(src.offset(), dst, bytes);
 }
 
 void ThreadsBackend::spawn(Placement p, WorkerMain main) {
   Impl& s = *impl_;
   LW_CHECK_MSG(!s.ran, "spawn after run");
-  const ClusterConfig& c = s.cfg;
-  size_t index;
-  if (p.kind == Placement::Kind::kCompute) {
-    LW_CHECK_MSG(p.node < c.compute_nodes && p.thread < c.threads_per_node,
-                 "spawn on a compute thread the cluster does not have");
-    index = size_t{p.node} * c.threads_per_node + p.thread;
-  } else {
-    LW_CHECK_MSG(p.node < c.memory_nodes && p.thread < c.memory_node_threads,
-                 "spawn on a memory-node thread the cluster does not have");
-    index = c.total_compute_threads() + size_t{p.node} * c.memory_node_threads + p.thread;
-  }
-  LW_CHECK_MSG(p.coroutine < c.coroutines_per_thread, "coroutine slot out of range");
-  threads::OsThread* t = s.os_threads[index].get();
-  uint64_t seed = c.seed ^ (uint64_t{p.node} << 40) ^ (uint64_t{p.thread} << 20) ^ p.coroutine ^
-                  (uint64_t{static_cast<uint8_t>(p.kind)} << 60);
-  auto co = std::make_unique<threads::Coroutine>(&s, t, p, splitmix64(seed), std::move(main));
+  threads::OsThread* t = s.os_threads[thread_index(s.cfg, p)].get();
+  auto co = std::make_unique<threads::Coroutine>(&s, t, p, worker_seed(s.cfg.seed, p), std::move(main));
   co->task = co->main(co->worker);
   co->resume_point = co->task.handle();
   t->coroutines.push_back(co.get());

@@ -2,6 +2,26 @@
 
 namespace lw {
 
+size_t thread_index(const ClusterConfig& c, const Placement& p) {
+  LW_CHECK_MSG(p.coroutine < c.coroutines_per_thread, "coroutine slot out of range");
+  if (p.kind == Placement::Kind::kCompute) {
+    LW_CHECK_MSG(p.node < c.compute_nodes && p.thread < c.threads_per_node,
+                 "spawn on a compute thread the cluster does not have");
+    return size_t{p.node} * c.threads_per_node + p.thread;
+  }
+  LW_CHECK_MSG(p.node < c.memory_nodes && p.thread < c.memory_node_threads,
+               "spawn on a memory-node thread the cluster does not have");
+  return c.total_compute_threads() + size_t{p.node} * c.memory_node_threads + p.thread;
+}
+
+uint64_t worker_seed(uint64_t run_seed, const Placement& p) {
+  uint64_t seed = run_seed;
+  splitmix64(seed);
+  seed ^= (uint64_t{static_cast<uint8_t>(p.kind)} << 60) ^ (uint64_t{p.node} << 40) ^
+          (uint64_t{p.thread} << 20) ^ p.coroutine;
+  return splitmix64(seed);
+}
+
 void Backend::spawn_compute(const WorkerMain& main) {
   const ClusterConfig& c = config();
   for (uint32_t n = 0; n < c.compute_nodes; ++n)

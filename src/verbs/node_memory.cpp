@@ -1,5 +1,8 @@
 #include "latchwork/verbs/node_memory.h"
 
+#include <cstring>
+#include <string>
+
 #include "latchwork/base/assert.h"
 
 namespace lw {
@@ -37,6 +40,18 @@ std::byte* NodeMemory::bytes(uint64_t offset) {
   }
   LW_CHECK(offset < host_bytes_);
   return reinterpret_cast<std::byte*>(host_.get()) + offset;
+}
+
+void NodeMemory::host_copy_in(uint64_t offset, const void* src, uint64_t length) {
+  LW_CHECK_MSG(check(offset, length, false) == Status::kOk,
+               "host write outside registered memory at offset " + std::to_string(offset));
+  std::memcpy(bytes(offset), src, length);
+}
+
+void NodeMemory::host_copy_out(uint64_t offset, void* dst, uint64_t length) {
+  LW_CHECK_MSG(check(offset, length, false) == Status::kOk,
+               "host read outside registered memory at offset " + std::to_string(offset));
+  std::memcpy(dst, bytes(offset), length);
 }
 
 uint64_t NodeMemory::allocate(uint64_t length, uint64_t align) {

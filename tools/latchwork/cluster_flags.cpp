@@ -59,3 +59,25 @@ int usage_error(const cli::FlagSet& flags, const std::string& message) {
 }
 
 }  // namespace lw::tool
+
+namespace lw::tool {
+
+bool parse_or_exit(cli::FlagSet& f, int argc, const char* const* argv, int* exit_code,
+                   const std::string& extra_help) {
+  if (std::string e = f.parse(argc, argv); !e.empty()) {
+    *exit_code = usage_error(f, e);
+    return false;
+  }
+  if (f.help_requested()) {
+    std::printf("%s%s", f.help_text().c_str(), extra_help.c_str());
+    *exit_code = kExitOk;
+    return false;
+  }
+  if (!f.positional().empty()) {
+    *exit_code = usage_error(f, "unexpected argument \"" + f.positional()[0] + "\"");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace lw::tool

@@ -31,4 +31,9 @@ class ClusterFlags {
 // Prints an error for `command` and returns kExitUsage.
 int usage_error(const cli::FlagSet& flags, const std::string& message);
 
+// Parses the flags; on --help prints the help (and `extra_help`), on an error
+// prints it. Returns false when the command should exit with *exit_code.
+bool parse_or_exit(cli::FlagSet& flags, int argc, const char* const* argv, int* exit_code,
+                   const std::string& extra_help = {});
+
 }  // namespace lw::tool

@@ -18,11 +18,7 @@ int cmd_demo(int argc, const char* const* argv) {
   ClusterFlags cluster(f, defaults);
   uint64_t ops = 4000;
   f.add_uint("ops", &ops, "reads per torn-read run");
-  if (std::string e = f.parse(argc, argv); !e.empty()) return usage_error(f, e);
-  if (f.help_requested()) {
-    std::printf("%s", f.help_text().c_str());
-    return kExitOk;
-  }
+  if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
   if (ops == 0 || ops > 10'000'000) return usage_error(f, "--ops must be between 1 and 10^7");

@@ -39,11 +39,7 @@ int cmd_latch(int argc, const char* const* argv) {
   f.add_int("ops", &ops, "operations per worker", 1, 1 << 24);
   f.add_int("read-percent", &read_percent, "share of read-only operations", 0, 100);
   f.add_bool("json", &json, "print one JSON object per result");
-  if (std::string e = f.parse(argc, argv); !e.empty()) return usage_error(f, e);
-  if (f.help_requested()) {
-    std::printf("%s", f.help_text().c_str());
-    return kExitOk;
-  }
+  if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
   std::vector<LatchKind> kinds;
@@ -77,11 +73,7 @@ int cmd_config(int argc, const char* const* argv) {
                  "as JSON (a starting point for a config file).");
   ClusterConfig defaults;
   ClusterFlags cluster(f, defaults);
-  if (std::string e = f.parse(argc, argv); !e.empty()) return usage_error(f, e);
-  if (f.help_requested()) {
-    std::printf("%s", f.help_text().c_str());
-    return kExitOk;
-  }
+  if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
   std::printf("%s\n", c.to_json().c_str());

@@ -22,13 +22,9 @@ int cmd_litmus(int argc, const char* const* argv) {
   f.add_uint("seeds", &seeds, "executions (seeds) per test");
   f.add_uint("first-seed", &first_seed, "seed of the first execution");
   f.add_bool("json", &json, "print one JSON object per test and profile");
-  if (std::string e = f.parse(argc, argv); !e.empty()) return usage_error(f, e);
-  if (f.help_requested()) {
-    std::printf("%s", f.help_text().c_str());
-    std::printf("\ntests:\n");
-    for (const LitmusTest& t : litmus_tests()) std::printf("  %-20s %s\n", t.name.c_str(), t.rule.c_str());
-    return kExitOk;
-  }
+  std::string test_list = "\ntests:\n";
+  for (const LitmusTest& t : litmus_tests()) test_list += "  " + t.name + ": " + t.rule + "\n";
+  if (int code; !parse_or_exit(f, argc, argv, &code, test_list)) return code;
   if (seeds == 0 || seeds > 10'000'000) return usage_error(f, "--seeds must be between 1 and 10^7");
   std::vector<const LitmusTest*> chosen;
   for (const LitmusTest& t : litmus_tests())

@@ -62,12 +62,7 @@ int cmd_torn_read(int argc, const char* const* argv) {
   f.add_int("readers", &readers, "reader coroutines", 1, 256);
   f.add_int("slots", &slots, "blocks the writer cycles through", 1, 4096);
   f.add_bool("json", &json, "print one JSON object per result instead of a table");
-  if (std::string e = f.parse(argc, argv); !e.empty()) return usage_error(f, e);
-  if (f.help_requested()) {
-    std::printf("%s", f.help_text().c_str());
-    return kExitOk;
-  }
-  if (!f.positional().empty()) return usage_error(f, "unexpected argument \"" + f.positional()[0] + "\"");
+  if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
   std::vector<uint32_t> size_list;

@@ -27,6 +27,13 @@ struct RunStats {
   double wall_seconds = 0;   // real time the run took
 };
 
+// Index of the thread a placement names: compute threads first, then
+// memory-node threads. Fails an invariant if the cluster has no such slot.
+size_t thread_index(const ClusterConfig& c, const Placement& p);
+// The seed of a coroutine's random stream, derived from the run's seed and
+// its place, identical on every backend.
+uint64_t worker_seed(uint64_t run_seed, const Placement& p);
+
 class Backend {
  public:
   virtual ~Backend() = default;

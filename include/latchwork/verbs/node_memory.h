@@ -41,6 +41,10 @@ class NodeMemory {
   std::byte* bytes(uint64_t offset);
   uint64_t* word(uint64_t offset) { return reinterpret_cast<uint64_t*>(bytes(offset)); }
 
+  // Set-up copies from the host, outside any run; checked like a NIC access.
+  void host_copy_in(uint64_t offset, const void* src, uint64_t length);
+  void host_copy_out(uint64_t offset, void* dst, uint64_t length);
+
   // Bump allocation in host or device memory; returns 0 when full.
   uint64_t allocate(uint64_t length, uint64_t align);
   uint64_t allocate_device(uint64_t length, uint64_t align);
