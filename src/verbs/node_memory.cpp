@@ -56,6 +56,7 @@ void NodeMemory::host_copy_out(uint64_t offset, void* dst, uint64_t length) {
 
 uint64_t NodeMemory::allocate(uint64_t length, uint64_t align) {
   LW_CHECK(align > 0 && (align & (align - 1)) == 0);
+  std::lock_guard<std::mutex> lock(alloc_mu_);
   uint64_t at = align_up(host_next_, align);
   if (length == 0 || at + length > host_bytes_ || at + length < at) return 0;
   host_next_ = at + length;
@@ -64,6 +65,7 @@ uint64_t NodeMemory::allocate(uint64_t length, uint64_t align) {
 
 uint64_t NodeMemory::allocate_device(uint64_t length, uint64_t align) {
   LW_CHECK(align > 0 && (align & (align - 1)) == 0);
+  std::lock_guard<std::mutex> lock(alloc_mu_);
   uint64_t at = align_up(device_next_, align);
   if (length == 0 || at + length > device_bytes_) return 0;
   device_next_ = at + length;

@@ -41,10 +41,12 @@ class Backend {
   virtual std::string_view name() const = 0;
   virtual const ClusterConfig& config() const = 0;
 
-  // Host-side set-up, only outside run(). Returns a null address when full.
+  // Allocation is served by the memory node and may also be called from
+  // coroutines during run() (see ChunkAllocator). Returns null when full.
   virtual RemoteAddr allocate(NodeId memory_node, uint64_t bytes, uint64_t align = kCacheLine) = 0;
   // On-chip device memory; null when the node has none left.
   virtual RemoteAddr allocate_device_memory(NodeId memory_node, uint64_t bytes) = 0;
+  // Host-side set-up and inspection, only outside run().
   virtual void host_write(RemoteAddr dst, const void* src, uint64_t bytes) = 0;
   virtual void host_read(RemoteAddr src, void* dst, uint64_t bytes) = 0;
   uint64_t host_load(RemoteAddr a) {

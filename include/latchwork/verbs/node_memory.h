@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "latchwork/base/layout.h"
 #include "latchwork/base/status.h"
@@ -45,7 +46,8 @@ class NodeMemory {
   void host_copy_in(uint64_t offset, const void* src, uint64_t length);
   void host_copy_out(uint64_t offset, void* dst, uint64_t length);
 
-  // Bump allocation in host or device memory; returns 0 when full.
+  // Bump allocation in host or device memory; returns 0 when full. Safe to
+  // call from several threads (the memory node's allocation service).
   uint64_t allocate(uint64_t length, uint64_t align);
   uint64_t allocate_device(uint64_t length, uint64_t align);
 
@@ -57,6 +59,7 @@ class NodeMemory {
   uint64_t device_bytes_;
   std::unique_ptr<uint64_t[]> host_;
   std::unique_ptr<uint64_t[]> device_;
+  std::mutex alloc_mu_;
   uint64_t host_next_ = kReservedBytes;
   uint64_t device_next_ = 0;
 };
