@@ -250,7 +250,10 @@ bool Coroutine::submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> wai
   }
   thread->verbs += n;
   // Let the thread's other coroutines run, as they would while the NIC works.
-  if (!waiter || thread->coroutines.size() == 1) return false;
+  // Always suspend, even when alone: resuming from the scheduler keeps the
+  // stack flat (without tail calls, as at -O0, completing synchronously
+  // would nest every awaited Task of a long loop on the stack).
+  if (!waiter) return false;
   resume_point = waiter;
   wake_at = 0;
   thread->ready.push_back(this);
