@@ -51,7 +51,62 @@ std::string reject_unknown(const json& obj, std::initializer_list<const char*> k
   return {};
 }
 
+std::string nic_from_json(const json& j, NicConfig* nic) {
+  if (!j.is_object()) return "nic must be an object";
+  std::string e;
+  if (!(e = reject_unknown(j, {"profile", "qp_policy", "mechanisms", "parameters"}, "nic")).empty())
+    return e;
+  if (!(e = take(j, "profile", &nic->profile)).empty()) return "nic." + e;
+  if (j.contains("qp_policy")) {
+    std::string p;
+    if (!(e = take(j, "qp_policy", &p)).empty()) return "nic." + e;
+    if (!parse_qp_policy(p, &nic->qp_policy))
+      return "nic.qp_policy must be shared-qp, per-thread-qp, per-thread-context or "
+             "per-thread-doorbell, got \"" + p + "\"";
+  }
+  if (auto it = j.find("mechanisms"); it != j.end()) {
+    if (!it->is_object()) return "nic.mechanisms must be an object";
+    for (auto m = it->begin(); m != it->end(); ++m) {
+      bool known = false;
+      for (const auto& [name, field] : NicMechanisms::switches()) {
+        if (m.key() != name) continue;
+        if (!m->is_boolean()) return "nic.mechanisms." + m.key() + " must be true or false";
+        nic->mechanisms.*field = m->get<bool>();
+        known = true;
+      }
+      if (!known) return "unknown key \"" + m.key() + "\" in nic.mechanisms";
+    }
+  }
+  if (auto it = j.find("parameters"); it != j.end()) {
+    if (!it->is_object()) return "nic.parameters must be an object";
+    for (auto p = it->begin(); p != it->end(); ++p) {
+      if (!p->is_number()) return "nic.parameters." + p.key() + " must be a number";
+      nic->overrides[p.key()] = p->get<double>();
+    }
+  }
+  return {};
+}
+
 }  // namespace
+
+std::string NicConfig::resolve(NicProfile* out) const {
+  NicProfile p;
+  if (std::string e = NicProfile::load(profile, &p); !e.empty()) return e;
+  for (const auto& [name, value] : overrides) {
+    const NicParams::Field* field = nullptr;
+    for (const auto& f : NicParams::fields())
+      if (name == f.name) field = &f;
+    if (!field) return "unknown nic parameter \"" + name + "\"";
+    if (value < 0 || (field->kind != NicParams::Field::Kind::kDouble && value != static_cast<double>(static_cast<uint64_t>(value))))
+      return "nic parameter " + name + " must be a non-negative" +
+             (field->kind == NicParams::Field::Kind::kDouble ? " number" : " integer");
+    p.params.set(*field, value);
+    p.sources[name] = "overridden by the run's config";
+  }
+  if (std::string e = p.validate(); !e.empty()) return e;
+  *out = std::move(p);
+  return {};
+}
 
 std::string ClusterConfig::validate() const {
   if (backend != "sim" && backend != "threads")
@@ -70,6 +125,10 @@ std::string ClusterConfig::validate() const {
     return "timing.bytes_per_ns must be positive";
   if (backend == "threads" && total_compute_threads() + uint64_t{memory_nodes} * memory_node_threads > 4096)
     return "the threads backend runs one OS thread per simulated thread: at most 4096";
+  if (nic.calibrated()) {
+    NicProfile probe;
+    if (std::string err = nic.resolve(&probe); !err.empty()) return err;
+  }
   Semantics probe;
   if (!Semantics::from_profile(semantics_profile, &probe))
     return "semantics profile must be spec, connectx or sequential, got \"" + semantics_profile + "\"";
@@ -115,6 +174,12 @@ std::string ClusterConfig::to_json() const {
         {"device_memory_ns", timing.device_memory_ns}}},
       {"threads", {{"adversarial", threads.adversarial}}},
   };
+  json mech = json::object();
+  for (const auto& [name, field] : NicMechanisms::switches()) mech[name] = nic.mechanisms.*field;
+  j["nic"] = {{"profile", nic.profile},
+              {"qp_policy", to_string(nic.qp_policy)},
+              {"mechanisms", mech},
+              {"parameters", nic.overrides}};
   return j.dump(2);
 }
 
@@ -127,7 +192,7 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
   if (!(e = reject_unknown(j, {"backend", "compute_nodes", "threads_per_node",
                                "coroutines_per_thread", "memory_nodes", "memory_node_threads",
                                "memory_node_bytes", "device_memory_bytes", "queue_depth", "seed",
-                               "profile", "semantics", "timing", "threads"},
+                               "profile", "semantics", "timing", "nic", "threads"},
                            "config")).empty())
     return e;
   // The profile first: explicit switches below refine it.
@@ -181,6 +246,9 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
     if (!(e = take(*it, "cpu_access_ns", &c.timing.cpu_access_ns)).empty()) return e;
     if (!(e = take(*it, "pcie_ns", &c.timing.pcie_ns)).empty()) return e;
     if (!(e = take(*it, "device_memory_ns", &c.timing.device_memory_ns)).empty()) return e;
+  }
+  if (auto it = j.find("nic"); it != j.end()) {
+    if (!(e = nic_from_json(*it, &c.nic)).empty()) return e;
   }
   if (auto it = j.find("threads"); it != j.end()) {
     if (!it->is_object()) return "threads must be an object";

@@ -13,15 +13,18 @@ using sim::EventKind;
 using sim::Thread;
 
 SimBackend::Impl::Impl(const ClusterConfig& c)
-    : cfg(c), sem(cfg.semantics), timing(std::make_unique<SimpleTimingModel>(c.timing)),
-      rng(c.seed) {
+    : cfg(c), sem(cfg.semantics), rng(c.seed) {
   std::string err = cfg.validate();
   LW_CHECK_MSG(err.empty(), "invalid cluster config: " + err);
+  timing = make_timing_model(cfg);
   for (uint32_t m = 0; m < cfg.memory_nodes; ++m)
     memory.push_back(std::make_unique<sim::MemoryNode>(cfg.memory_node_bytes, cfg.device_memory_bytes));
   auto add_thread = [&](Placement p) {
     auto t = std::make_unique<Thread>();
     t->base = p;
+    t->route.compute_node = p.on_memory_node() ? cfg.compute_nodes + p.node : p.node;
+    t->route.thread = static_cast<uint32_t>(threads.size());
+    t->route.thread_in_node = p.thread;
     t->qps.resize(cfg.memory_nodes);
     threads.push_back(std::move(t));
   };
@@ -116,6 +119,7 @@ RunStats SimBackend::run() {
   stats.verbs = s.verbs;
   stats.events = processed;
   stats.trace_hash = s.trace.value();
+  s.timing->report(&stats.counters);
   stats.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return stats;

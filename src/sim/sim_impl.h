@@ -25,6 +25,7 @@ struct QueuePair {
   Nanos last_arrival = 0;     // RC delivers requests in posting order
   Nanos writes_done = 0;      // WRITEs and atomics posted so far have acted by then
   Nanos reads_done = 0;       // READs posted so far have fetched all lines by then
+  Nanos atomics_done = 0;     // atomics posted so far have written back by then
   Nanos last_completion = 0;  // completions reach the requester in posting order
 };
 
@@ -37,11 +38,14 @@ struct Op {
   std::vector<std::byte> payload;  // WRITE data, copied at post
   Coroutine* waiter = nullptr;     // resumed by this op's completion
   QueuePair* qp = nullptr;
+  WrRoute route;                   // who posted it, to which memory node
+  AccessTimes access;              // when the responder touches memory
   uint64_t id = 0;
   // NIC atomics: what the read half computed.
   uint64_t atomic_new = 0;
   bool atomic_writes = false;
   bool has_window = false;
+  bool device = false;
 };
 
 // A NIC atomic between its read and its write-back.
@@ -62,6 +66,7 @@ struct MemoryNode {
 
 struct Thread {
   Placement base;  // coroutine field unused
+  WrRoute route;   // for the timing model
   std::vector<QueuePair> qps;  // one per memory node
   std::deque<Coroutine*> ready;  // at most coroutines_per_thread entries
   Nanos cpu_free_at = 0;  // the CPU is busy until then
@@ -87,7 +92,7 @@ struct SimBackend::Impl {
 
   // --- requester and responder (sim_ops.cpp) ---
   bool submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter);
-  void schedule(sim::Thread* t, sim::Op* op);
+  void schedule(sim::Thread* t, sim::Op* op, Nanos posted);
   void on_read_lines(sim::Op* op, uint32_t line);
   void on_write_line(sim::Op* op, uint32_t line);
   void on_atomic_read(sim::Op* op);
@@ -96,7 +101,8 @@ struct SimBackend::Impl {
   void on_cpu_access(sim::Coroutine* c);
   // A store (WRITE line or CPU store) to [lo, hi) meets open atomic windows.
   void note_store(sim::MemoryNode& m, uint64_t lo, uint64_t hi, bool losable);
-  void release_atomic_unit(sim::MemoryNode& m, uint64_t word);
+  void release_atomic_unit(sim::MemoryNode& m, uint64_t word, const sim::Op* op);
+  void schedule_atomic(sim::MemoryNode& m, sim::Op* op, bool device, Nanos earliest);
   sim::Op* new_op();
   void free_op(sim::Op* op);
 

@@ -51,6 +51,12 @@ bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
     for (uint32_t i = 0; i < n; ++i) wrs[i].status = Status::kQueueFull;
     return false;
   }
+  sim::Thread* t = c->thread;
+  t->route.memory_node = node;
+  timing->set_horizon(now);
+  // The batch's WQEs are written and one doorbell rung before the NIC sees any.
+  t->cur = timing->post_batch(t->route, wrs, n, t->cur);
+  const Nanos posted = t->cur;
   for (uint32_t i = 0; i < n; ++i) {
     LW_CHECK_MSG(wrs[i].remote.node() == node, "one submission goes to one memory node");
     Op* op = new_op();
@@ -71,21 +77,22 @@ bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
                          static_cast<const std::byte*>(op->wr->local) + op->wr->length);
     }
     op->waiter = (waiter && i == n - 1) ? c : nullptr;
-    schedule(c->thread, op);
+    op->route = t->route;
+    schedule(t, op, posted);
   }
   if (!waiter) return false;
   c->resume_point = waiter;
   return true;
 }
 
-void SimBackend::Impl::schedule(sim::Thread* t, Op* op) {
+void SimBackend::Impl::schedule(sim::Thread* t, Op* op, Nanos posted) {
   WorkRequest& wr = *op->wr;
   sim::QueuePair& qp = *op->qp;
   sim::MemoryNode& m = *memory[wr.remote.node()];
+  (void)t;
   ++verbs;
   ++qp.outstanding;
-  t->cur += timing->post_cpu(wr);
-  const Nanos arrive = std::max(t->cur + timing->request_flight(wr, rng), qp.last_arrival);
+  const Nanos arrive = std::max(timing->request_path(op->route, wr, posted, rng), qp.last_arrival);
   qp.last_arrival = arrive;
 
   Status s = m.mem.check(wr);
@@ -96,65 +103,93 @@ void SimBackend::Impl::schedule(sim::Thread* t, Op* op) {
   Nanos done = arrive;
   if (s == Status::kOk) {
     const bool device = m.mem.is_device(wr.remote.offset());
+    op->device = device;
     const uint32_t lines = line_count(wr);
-    Nanos e = std::max(arrive, qp.writes_done);  // nothing overtakes a WRITE or atomic
+    // Ordering constrains when effects happen, not how requests pipeline: an
+    // ordered request may start its access early, but its effect (a READ's
+    // fetch, a WRITE's landing) is held back behind the effects it must
+    // follow. An atomic is a barrier: later requests start after it.
+    Nanos e = std::max(arrive, qp.atomics_done);
     if (wr.fence) e = std::max(e, qp.reads_done);
     if (wr.opcode == Opcode::kRead) {
-      if (!sem.reads_unordered) e = std::max(e, qp.reads_done);
-      const Nanos base = e + timing->memory_access(device);
+      Nanos floor = qp.writes_done + 1;  // nothing overtakes a WRITE or atomic
+      if (!sem.reads_unordered) floor = std::max(floor, qp.reads_done + 1);
+      const AccessTimes at = timing->access(op->route, wr, device, e);
+      // The model's fetch interval, or the contract's window when it has none.
+      const Nanos spread = at.end > at.begin ? at.end - at.begin : sem.read_spread_ns;
+      const Nanos base = at.end > at.begin ? at.begin : at.end;
       if (sem.read_lines_unordered && lines > 1) {
         // Each line is fetched on its own, at its own instant.
         for (uint32_t i = 0; i < lines; ++i) {
-          Nanos at = base + draw(sem.read_spread_ns + 1);
-          events.push(at, EventKind::kReadLines, op, i);
-          done = std::max(done, at);
+          Nanos when = std::max(base + draw(spread + 1), floor);
+          events.push(when, EventKind::kReadLines, op, i);
+          done = std::max(done, when);
         }
       } else {
         // One snapshot; it may lag so that later requests overtake it.
         const bool lag = sem.read_overtaken || sem.reads_unordered;
-        Nanos at = base + (lag ? draw(sem.read_spread_ns + 1) : 0);
-        events.push(at, EventKind::kReadLines, op, kAllLines);
-        done = at;
+        Nanos when = std::max(at.end + (lag ? draw(sem.read_spread_ns + 1) : 0), floor);
+        events.push(when, EventKind::kReadLines, op, kAllLines);
+        done = when;
       }
       qp.reads_done = std::max(qp.reads_done, done);
     } else {
-      if (!sem.read_overtaken) e = std::max(e, qp.reads_done);
-      const Nanos base = e + timing->memory_access(device);
+      Nanos floor = qp.writes_done + 1;  // WRITEs land in posting order
+      if (!sem.read_overtaken) floor = std::max(floor, qp.reads_done + 1);
       if (wr.opcode == Opcode::kWrite) {
+        const AccessTimes at = timing->access(op->route, wr, device, e);
+        const Nanos first = std::max(at.begin, floor);
+        const Nanos last = std::max(at.end, first);
         if (sem.write_lines_staggered && lines > 1) {
           // Lines land one by one in increasing address order.
-          Nanos at = base;
+          const Nanos step = last > first ? (last - first) / lines : 0;
+          Nanos when = first;
           for (uint32_t i = 0; i < lines; ++i) {
-            if (i > 0) at += 1 + draw(sem.write_line_gap_ns);
-            events.push(at, EventKind::kWriteLine, op, i);
+            if (i > 0) when += 1 + (step ? draw(2 * step) : draw(sem.write_line_gap_ns));
+            events.push(when, EventKind::kWriteLine, op, i);
           }
-          done = at;
+          done = when;
         } else {
-          events.push(base, EventKind::kWriteLine, op, kAllLines);
-          done = base;
+          events.push(last, EventKind::kWriteLine, op, kAllLines);
+          done = last;
         }
       } else {
-        // The atomic unit serialises atomics on one word.
-        const uint64_t word = wr.remote.offset();
-        auto busy = m.atomic_busy_until.find(word);
-        Nanos read_at = base;
-        if (busy != m.atomic_busy_until.end()) read_at = std::max(read_at, busy->second);
-        // Device memory is on the NIC: no PCIe round trip to race with.
-        const bool split = !device && (sem.atomic_loses_write || sem.atomic_loses_cpu);
-        Nanos write_back = read_at + (split ? 1 + draw(sem.atomic_window_ns) : 0);
-        op->has_window = write_back > read_at;
-        events.push(read_at, EventKind::kAtomicRead, op);
-        if (op->has_window) events.push(write_back, EventKind::kAtomicWriteBack, op);
-        m.atomic_busy_until[word] = write_back;
-        done = write_back;
+        // The atomic reads after everything before it on the QP has acted.
+        schedule_atomic(m, op, device, std::max(e, floor));
+        done = op->access.end;
+        qp.atomics_done = std::max(qp.atomics_done, done);
       }
       qp.writes_done = std::max(qp.writes_done, done);
     }
   }
-  const Nanos completion =
-      std::max(done + timing->response_flight(wr, rng), qp.last_completion + 1);
+  const Nanos completion = std::max(timing->response_path(op->route, wr, done, rng),
+                                    qp.last_completion + 1);
   qp.last_completion = completion;
   events.push(completion, EventKind::kComplete, op);
+}
+
+void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, Nanos e) {
+  const WorkRequest& wr = *op->wr;
+  AccessTimes at = timing->atomic(op->route, wr, device, e);
+  // Whatever the model does, atomics on one word never overlap (the contract:
+  // NIC atomics are atomic against each other).
+  const uint64_t word = wr.remote.offset();
+  auto busy = m.atomic_busy_until.find(word);
+  if (busy != m.atomic_busy_until.end() && busy->second > at.begin) {
+    const Nanos shift = busy->second - at.begin;
+    at.begin += shift;
+    at.end += shift;
+  }
+  // The read and the write-back are separate PCIe transactions; on device
+  // memory they are one step on the NIC. The simple model has no window of
+  // its own, so the contract's window stands in for it.
+  const bool split = !device && (sem.atomic_loses_write || sem.atomic_loses_cpu);
+  if (at.end == at.begin && split) at.end = at.begin + 1 + draw(sem.atomic_window_ns);
+  op->access = at;
+  op->has_window = at.end > at.begin;
+  events.push(at.begin, EventKind::kAtomicRead, op);
+  if (op->has_window) events.push(at.end, EventKind::kAtomicWriteBack, op);
+  m.atomic_busy_until[word] = at.end;
 }
 
 void SimBackend::Impl::on_read_lines(Op* op, uint32_t line) {
@@ -196,7 +231,16 @@ void SimBackend::Impl::on_atomic_read(Op* op) {
   op->atomic_writes = apply_atomic(wr, old, &op->atomic_new);
   if (!op->has_window) {
     if (op->atomic_writes) *word = op->atomic_new;
-    release_atomic_unit(m, wr.remote.offset());
+    release_atomic_unit(m, wr.remote.offset(), op);
+    return;
+  }
+  if (!op->atomic_writes) {
+    // A failed CAS writes nothing back; it is complete at its read. The NIC
+    // saves the second PCIe transaction (Sherman §3.2.2).
+    op->has_window = false;
+    timing->set_horizon(now);
+    timing->skip_write_back(op->route, wr, op->device, op->access);
+    release_atomic_unit(m, wr.remote.offset(), op);
     return;
   }
   auto [it, inserted] = m.open_windows.emplace(wr.remote.offset(), sim::AtomicWindow{op, false});
@@ -204,6 +248,7 @@ void SimBackend::Impl::on_atomic_read(Op* op) {
 }
 
 void SimBackend::Impl::on_atomic_write_back(Op* op) {
+  if (!op->has_window) return;  // a failed CAS closed at its read
   WorkRequest& wr = *op->wr;
   sim::MemoryNode& m = *memory[wr.remote.node()];
   const uint64_t off = wr.remote.offset();
@@ -220,18 +265,21 @@ void SimBackend::Impl::on_atomic_write_back(Op* op) {
   // word since the read is overwritten: that is the lost update.
   if (op->atomic_writes) *word = op->atomic_new;
   m.open_windows.erase(it);
-  release_atomic_unit(m, off);
+  release_atomic_unit(m, off, op);
 }
 
-void SimBackend::Impl::release_atomic_unit(sim::MemoryNode& m, uint64_t word) {
-  // Forget the word unless a later atomic already reserved it.
+void SimBackend::Impl::release_atomic_unit(sim::MemoryNode& m, uint64_t word, const Op* op) {
+  // Forget the word unless a later atomic already reserved it. A failed CAS
+  // gives back the rest of its reservation if nobody booked behind it.
   auto busy = m.atomic_busy_until.find(word);
-  if (busy != m.atomic_busy_until.end() && busy->second <= now) m.atomic_busy_until.erase(busy);
+  if (busy == m.atomic_busy_until.end()) return;
+  if (busy->second <= now || busy->second == op->access.end) m.atomic_busy_until.erase(busy);
 }
 
 void SimBackend::Impl::on_complete(Op* op) {
   LW_CHECK(op->qp->outstanding > 0);
   --op->qp->outstanding;
+  timing->completed(op->route);
   sim::Coroutine* waiter = op->waiter;
   free_op(op);
   if (waiter) make_ready(waiter, waiter->resume_point);

@@ -69,5 +69,33 @@ expect_exit 0 "litmus" -- "$lw" litmus --seeds 30
 expect_exit 0 "latch" -- "$lw" latch --ops 20 --json
 expect_exit 0 "threads backend" -- "$lw" torn-read --backend threads --scheme farm --ops 300
 
+# perf and repro on the NIC model.
+expect_exit 0 "perf sweep json" -- "$lw" perf cas --threads 1,4 --compute-nodes 2 --measure-us 20 --json
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["threads"] for r in rows] == [1, 4], rows
+for r in rows:
+    assert r["result"]["mops"] > 0 and r["result"]["latency_ns"]["p50"] > 0, r
+assert rows[1]["result"]["mops"] > rows[0]["result"]["mops"]  # more workers, more throughput
+PY
+expect_exit 2 "perf bad verb" -- "$lw" perf swap
+expect_err "unknown verb"
+expect_exit 2 "perf no verb" -- "$lw" perf --threads 2
+expect_exit 2 "perf bad list" -- "$lw" perf read --threads 1,x
+expect_err "is not a number"
+expect_exit 2 "perf bad profile" -- "$lw" perf read --profile cx9-1600g
+expect_err "unknown nic profile"
+expect_exit 2 "perf misaligned atomics" -- "$lw" perf faa --stride 12
+expect_exit 0 "perf help" -- "$lw" perf --help
+expect_exit 0 "repro list" -- "$lw" repro --list
+grep -q "jasny-fig4" "$tmp/out" || { echo "FAIL: repro --list lacks jasny-fig4"; fail=1; }
+expect_exit 2 "repro unknown" -- "$lw" repro fig99
+expect_exit 0 "repro fig4" -- "$lw" repro jasny-fig4 --no-plot --out "$tmp/repro"
+for ext in csv json; do
+  [ -s "$tmp/repro/jasny-fig4.$ext" ] || { echo "FAIL: repro wrote no $ext"; fail=1; }
+done
+grep -q "fitted" "$tmp/out" || { echo "FAIL: repro prints no paper comparison"; fail=1; }
+
 if [ $fail -eq 0 ]; then echo "cli: all checks passed"; fi
 exit $fail

@@ -6,10 +6,14 @@
 
 namespace lw::tool {
 
-ClusterFlags::ClusterFlags(cli::FlagSet& f, const ClusterConfig& d)
+ClusterFlags::ClusterFlags(cli::FlagSet& f, const ClusterConfig& d, ClusterFlagOptions o)
     : d_(d),
       backend_(d.backend),
-      profile_(d.semantics_profile),
+      o_(o),
+      profile_(o.profile_is_nic ? d.nic.profile : d.semantics_profile),
+      semantics_(d.semantics_profile),
+      nic_(d.nic.profile),
+      qp_policy_(to_string(d.nic.qp_policy)),
       seed_(d.seed),
       compute_nodes_(d.compute_nodes),
       threads_(d.threads_per_node),
@@ -18,11 +22,26 @@ ClusterFlags::ClusterFlags(cli::FlagSet& f, const ClusterConfig& d)
       adversarial_(d.threads.adversarial) {
   f.add_string("config", &config_path_, "JSON cluster config file (flags override it)");
   f.add_enum("backend", &backend_, {"sim", "threads"}, "where to run: the simulator or real threads");
-  f.add_enum("profile", &profile_, {"spec", "connectx", "sequential"},
-             "RDMA semantics of the simulator: all relaxations, observed NIC behaviour, or none");
+  std::string nics = "simple (fixed costs)";
+  for (const auto& n : NicProfile::builtin_names()) nics += ", " + n;
+  const std::string nic_help =
+      "timing model of the simulator: " + nics + ", or a NIC profile JSON file";
+  const std::string sem_help =
+      "RDMA semantics of the simulator: spec (all relaxations), connectx (observed), sequential (none)";
+  if (o.profile_is_nic) {
+    f.add_string("profile", &profile_, nic_help);
+    f.add_enum("semantics", &semantics_, {"spec", "connectx", "sequential"}, sem_help);
+  } else {
+    f.add_enum("profile", &profile_, {"spec", "connectx", "sequential"}, sem_help);
+    f.add_string("nic", &nic_, nic_help);
+  }
+  std::vector<std::string> policies(std::begin(kQpPolicyNames), std::end(kQpPolicyNames));
+  f.add_enum("qp-policy", &qp_policy_, policies,
+             "NIC model: how threads get QPs, device contexts and doorbells (SMART Fig. 3)");
   f.add_uint("seed", &seed_, "seed of every random decision (sim runs replay exactly)");
   f.add_int("compute-nodes", &compute_nodes_, "compute nodes", 1, ClusterConfig::kMaxNodes);
-  f.add_int("threads", &threads_, "threads per compute node", 1, ClusterConfig::kMaxThreadsPerNode);
+  if (o.threads_flag)
+    f.add_int("threads", &threads_, "threads per compute node", 1, ClusterConfig::kMaxThreadsPerNode);
   f.add_int("coroutines", &coroutines_, "coroutines per thread", 1, ClusterConfig::kMaxCoroutinesPerThread);
   f.add_int("memory-nodes", &memory_nodes_, "memory nodes", 1, ClusterConfig::kMaxNodes);
   f.add_bool("adversarial", &adversarial_,
@@ -35,14 +54,18 @@ std::string ClusterFlags::resolve(const cli::FlagSet& f, ClusterConfig* out) con
     std::string e = ClusterConfig::from_json_file(config_path_, &c);
     if (!e.empty()) return e;
   }
-  if (f.was_set("profile")) {
-    std::string e = c.set_profile(profile_);
+  const bool sem_set = o_.profile_is_nic ? f.was_set("semantics") : f.was_set("profile");
+  if (sem_set) {
+    std::string e = c.set_profile(o_.profile_is_nic ? semantics_ : profile_);
     if (!e.empty()) return e;
   }
+  if (o_.profile_is_nic ? f.was_set("profile") : f.was_set("nic"))
+    c.nic.profile = o_.profile_is_nic ? profile_ : nic_;
+  if (f.was_set("qp-policy")) parse_qp_policy(qp_policy_, &c.nic.qp_policy);
   if (f.was_set("backend")) c.backend = backend_;
   if (f.was_set("seed")) c.seed = seed_;
   if (f.was_set("compute-nodes")) c.compute_nodes = static_cast<uint32_t>(compute_nodes_);
-  if (f.was_set("threads")) c.threads_per_node = static_cast<uint32_t>(threads_);
+  if (o_.threads_flag && f.was_set("threads")) c.threads_per_node = static_cast<uint32_t>(threads_);
   if (f.was_set("coroutines")) c.coroutines_per_thread = static_cast<uint32_t>(coroutines_);
   if (f.was_set("memory-nodes")) c.memory_nodes = static_cast<uint32_t>(memory_nodes_);
   if (f.was_set("adversarial")) c.threads.adversarial = adversarial_;

@@ -9,11 +9,20 @@
 
 namespace lw::tool {
 
+struct ClusterFlagOptions {
+  // perf and repro: --profile names the NIC profile (as in perftest-style
+  // tools); elsewhere it names the RDMA semantics profile. --semantics and
+  // --nic always exist.
+  bool profile_is_nic = false;
+  bool threads_flag = true;  // false: the command registers its own --threads
+};
+
 class ClusterFlags {
  public:
-  // Registers --config, --backend, --profile, --seed, the cluster's shape and
-  // --adversarial. `c` supplies the defaults shown in --help.
-  ClusterFlags(cli::FlagSet& flags, const ClusterConfig& defaults);
+  // Registers --config, --backend, --profile/--semantics/--nic, --qp-policy,
+  // --seed, the cluster's shape and --adversarial. `c` supplies the defaults
+  // shown in --help.
+  ClusterFlags(cli::FlagSet& flags, const ClusterConfig& defaults, ClusterFlagOptions o = {});
   // After parsing: the config file (if any) with explicit flags applied on
   // top, validated. Returns an error message or "".
   std::string resolve(const cli::FlagSet& flags, ClusterConfig* out) const;
@@ -22,7 +31,8 @@ class ClusterFlags {
   ClusterConfig d_;
   std::string config_path_;
   std::string backend_;
-  std::string profile_;
+  ClusterFlagOptions o_;
+  std::string profile_, semantics_, nic_, qp_policy_;
   uint64_t seed_;
   int64_t compute_nodes_, threads_, coroutines_, memory_nodes_;
   bool adversarial_ = false;

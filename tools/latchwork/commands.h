@@ -13,5 +13,7 @@ int cmd_litmus(int argc, const char* const* argv);
 int cmd_latch(int argc, const char* const* argv);
 int cmd_demo(int argc, const char* const* argv);
 int cmd_config(int argc, const char* const* argv);
+int cmd_perf(int argc, const char* const* argv);
+int cmd_repro(int argc, const char* const* argv);
 
 }  // namespace lw::tool

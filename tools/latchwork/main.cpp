@@ -18,6 +18,8 @@ constexpr Command kCommands[] = {
     {"torn-read", lw::tool::cmd_torn_read, "the torn-read experiment of Jasny et al. Fig. 1b"},
     {"litmus", lw::tool::cmd_litmus, "litmus tests of the RDMA semantics contract"},
     {"latch", lw::tool::cmd_latch, "latch-protected counters: exactness and cost per operation"},
+    {"perf", lw::tool::cmd_perf, "perftest-style microbenchmark of READ/WRITE/CAS/FAA on the NIC model"},
+    {"repro", lw::tool::cmd_repro, "reproduce the papers' microbenchmark figures: model vs paper, CSV/JSON/PNG"},
     {"config", lw::tool::cmd_config, "print the resolved cluster config as JSON"},
 };
 

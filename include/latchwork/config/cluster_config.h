@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "latchwork/base/layout.h"
+#include "latchwork/config/nic_profile.h"
 #include "latchwork/config/semantics.h"
 
 namespace lw {
@@ -24,6 +26,19 @@ struct TimingConfig {
   Nanos cpu_access_ns = 20;        // CPU cost of a load/store/atomic on a memory node
   Nanos pcie_ns = 250;             // responder NIC to host memory (one PCIe transaction)
   Nanos device_memory_ns = 40;     // responder NIC to on-chip device memory
+};
+
+// Which timing model the simulator uses: the fixed costs above ("simple"), or
+// the calibrated NIC model with a named profile (configs/nic/*.json).
+struct NicConfig {
+  std::string profile = "simple";  // "simple", a built-in profile name, or a JSON file path
+  QpPolicy qp_policy = QpPolicy::kPerThreadDoorbell;
+  NicMechanisms mechanisms;
+  std::map<std::string, double> overrides;  // parameter -> value, on top of the profile
+
+  bool calibrated() const { return profile != "simple"; }
+  // The profile with the overrides applied; an error message or "".
+  std::string resolve(NicProfile* out) const;
 };
 
 struct ThreadsConfig {
@@ -46,6 +61,7 @@ struct ClusterConfig {
   std::string semantics_profile = "spec";
   Semantics semantics = Semantics::spec();
   TimingConfig timing;
+  NicConfig nic;
   ThreadsConfig threads;
 
   // Limits that validation enforces.

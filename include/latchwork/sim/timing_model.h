@@ -1,8 +1,16 @@
-// How long things take in the simulator. The simple model charges fixed costs;
-// a calibrated NIC model plugs in behind the same interface.
+// How long things take in the simulator, and what resources they wait for.
+//
+// The simulator books each work request's path when it is posted: the CPU
+// posting it, the requester NIC and network, the access at the responder, the
+// way back. A timing model answers each step given the earliest time it can
+// start. The simple model charges fixed costs; the calibrated NIC model
+// (nic_model.h) queues requests on NIC processing units, links, PCIe, the
+// atomic lock table, caches and doorbells.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
 
 #include "latchwork/base/layout.h"
 #include "latchwork/base/random.h"
@@ -11,39 +19,84 @@
 
 namespace lw {
 
+// Where a work request comes from and goes to.
+struct WrRoute {
+  uint32_t compute_node = 0;
+  uint32_t thread = 0;          // global index of the posting thread
+  uint32_t thread_in_node = 0;
+  NodeId memory_node = 0;
+};
+
+// An interval in virtual time during which a request touches memory: a READ
+// fetches its lines, a WRITE lands them (in address order), an atomic reads
+// at `begin` and writes back at `end`. begin == end means one instant.
+struct AccessTimes {
+  Nanos begin = 0;
+  Nanos end = 0;
+};
+
 class TimingModel {
  public:
   virtual ~TimingModel() = default;
-  // CPU time the posting thread spends on one work request.
-  virtual Nanos post_cpu(const WorkRequest& wr) = 0;
-  // CPU time to poll a completion and switch to the waiting coroutine.
+
+  // The event clock. Nothing will be booked before it again.
+  void set_horizon(Nanos now) { horizon_ = now; }
+
+  // Requester CPU: posting `n` work requests as one batch (one doorbell),
+  // starting at `cpu`. Returns the CPU clock when the NIC has been told.
+  virtual Nanos post_batch(const WrRoute& r, const WorkRequest* wrs, uint32_t n, Nanos cpu) = 0;
+  // CPU time to poll a completion and resume the coroutine waiting for it.
   virtual Nanos poll_cpu() = 0;
   // CPU time of a load/store/atomic on a memory node.
   virtual Nanos cpu_access() = 0;
-  // From posting until the request reaches the responder NIC.
-  virtual Nanos request_flight(const WorkRequest& wr, Rng& rng) = 0;
-  // Responder NIC to the bytes: PCIe to host memory, or on-chip device memory.
-  virtual Nanos memory_access(bool device_memory) = 0;
+
+  // From the doorbell until the request is at the responder, ready to access memory.
+  virtual Nanos request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) = 0;
+  // The READ or WRITE access at the responder, starting no earlier than `start`.
+  virtual AccessTimes access(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) = 0;
+  // A NIC atomic at the responder, starting no earlier than `start`.
+  virtual AccessTimes atomic(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) = 0;
+  // A CAS that failed writes nothing back: the model may give back the time
+  // it booked for the write-back (called at the atomic's read).
+  virtual void skip_write_back(const WrRoute&, const WorkRequest&, bool /*device*/,
+                               const AccessTimes&) {}
   // From the responder finishing until the completion is in the requester's CQ.
-  virtual Nanos response_flight(const WorkRequest& wr, Rng& rng) = 0;
+  virtual Nanos response_path(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) = 0;
+  // The request's completion was delivered (it no longer occupies NIC caches).
+  virtual void completed(const WrRoute&) {}
+  // Adds the model's counters to `out` at the end of a run.
+  virtual void report(std::map<std::string, double>* /*out*/) const {}
+
+ protected:
+  Nanos horizon_ = 0;
 };
 
-// Fixed round trip plus per-byte cost plus uniform jitter.
+// Fixed round trip plus per-byte cost plus uniform jitter; no queueing.
 class SimpleTimingModel final : public TimingModel {
  public:
   explicit SimpleTimingModel(const TimingConfig& c) : c_(c) {}
-  Nanos post_cpu(const WorkRequest&) override { return c_.post_cpu_ns; }
+  Nanos post_batch(const WrRoute&, const WorkRequest*, uint32_t n, Nanos cpu) override {
+    return cpu + n * c_.post_cpu_ns;
+  }
   Nanos poll_cpu() override { return c_.poll_cpu_ns; }
   Nanos cpu_access() override { return c_.cpu_access_ns; }
-  Nanos request_flight(const WorkRequest& wr, Rng& rng) override;
-  Nanos memory_access(bool device_memory) override {
-    return device_memory ? c_.device_memory_ns : c_.pcie_ns;
+  Nanos request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) override;
+  AccessTimes access(const WrRoute&, const WorkRequest&, bool device, Nanos start) override {
+    const Nanos t = start + (device ? c_.device_memory_ns : c_.pcie_ns);
+    return {t, t};
   }
-  Nanos response_flight(const WorkRequest& wr, Rng& rng) override;
+  AccessTimes atomic(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) override {
+    return access(r, wr, device, start);
+  }
+  Nanos response_path(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) override;
 
  private:
   Nanos wire(uint64_t bytes) const { return static_cast<Nanos>(bytes / c_.bytes_per_ns); }
   TimingConfig c_;
 };
+
+// The model a config asks for: SimpleTimingModel for nic.profile "simple",
+// else the calibrated NIC model. The config must be valid.
+std::unique_ptr<TimingModel> make_timing_model(const ClusterConfig& c);
 
 }  // namespace lw

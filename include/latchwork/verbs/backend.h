@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -25,6 +26,8 @@ struct RunStats {
   uint64_t events = 0;       // simulator events processed (0 elsewhere)
   uint64_t trace_hash = 0;   // rolling hash of every decision (sim only)
   double wall_seconds = 0;   // real time the run took
+  // Named counters of the backend's models (NIC cache misses, lock waits...).
+  std::map<std::string, double> counters;
 };
 
 // Index of the thread a placement names: compute threads first, then

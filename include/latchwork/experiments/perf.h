@@ -1,0 +1,56 @@
+// A perftest-like microbenchmark: every coroutine of every compute thread
+// issues one verb at a time against its own target (or one shared target),
+// and the run reports throughput and latency over a measurement window.
+//
+// On the sim backend all times are virtual and come from the timing model
+// (the calibrated NIC model with --profile cx5-100g etc.); on the threads
+// backend they are wall-clock times of real threads, where the NIC-only
+// mechanisms do not exist.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "latchwork/config/cluster_config.h"
+#include "latchwork/verbs/work_request.h"
+
+namespace lw {
+
+struct PerfOptions {
+  Opcode op = Opcode::kRead;   // kRead, kWrite, kCas or kFaa
+  uint32_t size = 8;           // bytes per READ/WRITE (atomics are 8)
+  uint64_t stride = 64;        // distance between consecutive workers' targets
+  uint64_t padding = 0;        // extra bytes added to every stride (Jasny Fig. 6b-ii)
+  uint64_t random_region = 0;  // >0: each op targets a random aligned address in this many bytes
+  bool contended = false;      // every worker targets the same address
+  bool device_memory = false;  // targets in the memory node's on-chip memory
+  Nanos warmup_ns = 100'000;   // not measured (sim: virtual ns)
+  Nanos measure_ns = 500'000;  // the measurement window
+  uint64_t max_ops_per_worker = 10'000'000;  // a bound on every worker's loop
+};
+
+struct PerfResult {
+  std::string op;
+  uint64_t workers = 0;
+  uint64_t ops = 0;  // completed inside the window
+  double mops = 0;   // million operations per second
+  double gbps = 0;   // payload gigabytes per second
+  double latency_ns_mean = 0;
+  double latency_ns_p50 = 0, latency_ns_p90 = 0, latency_ns_p99 = 0, latency_ns_p999 = 0;
+  uint64_t verbs = 0;
+  double wall_seconds = 0;
+  double sim_verbs_per_wall_second = 0;  // simulator speed (sim only)
+  std::map<std::string, double> counters;  // NIC model counters (sim only)
+
+  std::string to_json() const;
+};
+
+// Checks options against the cluster; "" or a message for the user.
+std::string validate_perf(const ClusterConfig& cluster, const PerfOptions& o);
+PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o);
+
+const char* perf_op_name(Opcode op);
+bool parse_perf_op(const std::string& s, Opcode* out);
+
+}  // namespace lw

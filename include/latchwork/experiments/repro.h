@@ -1,0 +1,68 @@
+// Reproductions of the papers' NIC microbenchmark figures on the NIC model:
+// each figure is a set of perf runs (series over an x axis) and the values the
+// papers state in their text, so that model and paper can be set side by side.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "latchwork/config/cluster_config.h"
+#include "latchwork/experiments/perf.h"
+
+namespace lw {
+
+struct ReproPoint {
+  std::string series;
+  double x = 0;
+  ClusterConfig cluster;
+  PerfOptions perf;
+};
+
+// A value a paper states (read from its text; the papers' plots carry no data
+// labels), and whether a model parameter was fitted to it.
+struct PaperValue {
+  std::string series;
+  double x = 0;
+  double value = 0;      // Mops
+  std::string source;    // "Jasny §3.2, Fig. 4: ..."
+  bool fitted = false;   // a parameter was fitted to this value
+  double tolerance = 0.15;
+  bool at_least = false; // the paper says "more than"
+};
+
+struct ReproFigure {
+  std::string name;    // e.g. "jasny-fig4"
+  std::string title;
+  std::string x_label;
+  bool log_x = true;
+  std::string notes;   // what the model leaves out, what differs in the set-up
+  std::vector<ReproPoint> points;
+  std::vector<PaperValue> paper;
+};
+
+struct ReproComparison {
+  PaperValue paper;
+  double model = 0;
+  double error = 0;  // (model - paper) / paper
+  bool within = false;
+};
+
+struct ReproResult {
+  const ReproFigure* figure = nullptr;
+  std::vector<PerfResult> results;  // one per point
+  std::vector<ReproComparison> comparisons;
+  double wall_seconds = 0;
+  uint64_t verbs = 0;
+
+  std::string to_json() const;
+  std::string to_csv() const;
+};
+
+const std::vector<ReproFigure>& repro_figures();
+const ReproFigure* find_repro(const std::string& name);
+// Runs every point; `progress(i, n)` is called before each.
+ReproResult run_repro(const ReproFigure& f,
+                      const std::function<void(size_t, size_t)>& progress = {});
+
+}  // namespace lw

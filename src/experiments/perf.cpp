@@ -1,0 +1,198 @@
+#include "latchwork/experiments/perf.h"
+
+#include <algorithm>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "latchwork/backends.h"
+
+namespace lw {
+namespace {
+
+struct Samples {
+  std::mutex mu;  // the threads backend records from many OS threads
+  std::vector<Nanos> latencies;
+  uint64_t ops = 0;
+};
+
+double percentile(const std::vector<Nanos>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const size_t i = std::min(sorted.size() - 1, static_cast<size_t>(q * static_cast<double>(sorted.size())));
+  return static_cast<double>(sorted[i]);
+}
+
+uint64_t op_bytes(const PerfOptions& o) { return is_atomic(o.op) ? 8 : o.size; }
+
+Task<void> perf_worker(Worker& w, const PerfOptions& o, RemoteAddr target, uint64_t region_bytes,
+                       Nanos start, Samples& out) {
+  const uint64_t bytes = op_bytes(o);
+  std::vector<std::byte> buf(bytes, std::byte{0x5a});
+  std::vector<Nanos> mine;
+  const Nanos window_begin = start + o.warmup_ns, window_end = window_begin + o.measure_ns;
+  const uint64_t align = std::max<uint64_t>(8, std::min<uint64_t>(bytes, kCacheLine));
+  uint64_t ops = 0;
+  for (uint64_t i = 0; i < o.max_ops_per_worker; ++i) {
+    RemoteAddr at = target;
+    if (o.random_region) {
+      const uint64_t slots = (region_bytes - bytes) / align + 1;
+      at = target + w.rng().below(slots) * align;
+    }
+    const Nanos t0 = w.now();
+    if (t0 >= window_end) break;
+    Status s = Status::kOk;
+    switch (o.op) {
+      case Opcode::kRead: s = co_await w.read(buf.data(), at, bytes); break;
+      case Opcode::kWrite: s = co_await w.write(at, buf.data(), bytes); break;
+      case Opcode::kCas: {
+        // compare 0, swap 0: always succeeds, so every CAS writes back (the
+        // cost the papers' contended-CAS figures measure).
+        auto r = co_await w.cas(at, 0, 0);
+        s = r.status;
+        break;
+      }
+      case Opcode::kFaa: {
+        auto r = co_await w.faa(at, 1);
+        s = r.status;
+        break;
+      }
+      default: LW_CHECK_MSG(false, "perf runs READ, WRITE, CAS or FAA");
+    }
+    LW_CHECK_MSG(s == Status::kOk, "perf verb failed");
+    const Nanos t1 = w.now();
+    if (t1 >= window_begin && t1 < window_end) {
+      ++ops;
+      mine.push_back(t1 - t0);
+    }
+  }
+  std::lock_guard<std::mutex> g(out.mu);
+  out.ops += ops;
+  out.latencies.insert(out.latencies.end(), mine.begin(), mine.end());
+}
+
+}  // namespace
+
+const char* perf_op_name(Opcode op) {
+  switch (op) {
+    case Opcode::kRead: return "read";
+    case Opcode::kWrite: return "write";
+    case Opcode::kCas: return "cas";
+    case Opcode::kFaa: return "faa";
+    default: return "?";
+  }
+}
+
+bool parse_perf_op(const std::string& s, Opcode* out) {
+  for (Opcode op : {Opcode::kRead, Opcode::kWrite, Opcode::kCas, Opcode::kFaa}) {
+    if (s == perf_op_name(op)) {
+      *out = op;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string validate_perf(const ClusterConfig& c, const PerfOptions& o) {
+  if (std::string e = c.validate(); !e.empty()) return e;
+  if (o.op != Opcode::kRead && o.op != Opcode::kWrite && !is_atomic(o.op))
+    return "perf runs read, write, cas or faa";
+  if (!is_atomic(o.op) && (o.size == 0 || o.size > kMaxTransferBytes))
+    return "size must be in [1, " + std::to_string(kMaxTransferBytes) + "]";
+  if (o.stride == 0 || o.stride + o.padding > (1u << 30)) return "stride must be in [1, 2^30]";
+  if (is_atomic(o.op) && ((o.stride + o.padding) % 8 != 0 || o.random_region % 8 != 0))
+    return "atomics need 8-byte aligned targets: stride + padding must be a multiple of 8";
+  if (o.contended && o.random_region) return "--contended and --random-region exclude each other";
+  if (o.random_region && o.random_region < op_bytes(o)) return "random region smaller than one op";
+  if (o.measure_ns == 0) return "measurement window must be positive";
+  const uint64_t workers = c.total_compute_threads() * c.coroutines_per_thread;
+  const uint64_t per_node = (workers + c.memory_nodes - 1) / c.memory_nodes;
+  const uint64_t need = o.random_region ? o.random_region
+                                        : (o.contended ? 1 : per_node) * (o.stride + o.padding) + op_bytes(o) + 4096;
+  const uint64_t have = o.device_memory ? c.device_memory_bytes : c.memory_node_bytes - 8192;
+  if (need > have)
+    return "targets need " + std::to_string(need) + " bytes per memory node but " +
+           (o.device_memory ? "device memory" : "memory") + " has " + std::to_string(have);
+  return {};
+}
+
+PerfResult run_perf(const ClusterConfig& c, const PerfOptions& o) {
+  const std::string err = validate_perf(c, o);
+  LW_CHECK_MSG(err.empty(), err);
+  std::string berr;
+  std::unique_ptr<Backend> backend = make_backend(c, &berr);
+  LW_CHECK_MSG(backend, berr);
+
+  // One region per memory node, 4 KB aligned so that the low 12 address bits
+  // of each target are exactly what the stride and padding make them.
+  const uint64_t workers = c.total_compute_threads() * c.coroutines_per_thread;
+  const uint64_t per_node = (workers + c.memory_nodes - 1) / c.memory_nodes;
+  const uint64_t step = o.stride + o.padding;
+  const uint64_t region = o.random_region ? o.random_region
+                                          : (o.contended ? 1 : per_node) * step + op_bytes(o);
+  std::vector<RemoteAddr> base;
+  for (NodeId m = 0; m < c.memory_nodes; ++m) {
+    RemoteAddr a = o.device_memory ? backend->allocate_device_memory(m, region)
+                                   : backend->allocate(m, region, 4096);
+    LW_CHECK_MSG(!a.is_null(), "perf: allocation failed");
+    // Zero the targets (CAS compares with 0), in chunks a transfer allows.
+    std::vector<std::byte> zero(std::min<uint64_t>(region, 1 << 20), std::byte{0});
+    for (uint64_t done = 0; done < region; done += zero.size())
+      backend->host_write(a + done, zero.data(), std::min<uint64_t>(zero.size(), region - done));
+    base.push_back(a);
+  }
+
+  Samples samples;
+  backend->spawn_compute([&](Worker& w) -> Task<void> {
+    const Placement& p = w.placement();
+    const uint64_t index =
+        (uint64_t{p.node} * c.threads_per_node + p.thread) * c.coroutines_per_thread + p.coroutine;
+    const NodeId node = static_cast<NodeId>(index % c.memory_nodes);
+    const uint64_t slot = o.contended || o.random_region ? 0 : index / c.memory_nodes;
+    co_await perf_worker(w, o, base[node] + slot * step, region, w.now(), samples);
+  });
+  const RunStats stats = backend->run();
+
+  PerfResult r;
+  r.op = perf_op_name(o.op);
+  r.workers = workers;
+  r.ops = samples.ops;
+  const double seconds = static_cast<double>(o.measure_ns) * 1e-9;
+  r.mops = static_cast<double>(samples.ops) / seconds / 1e6;
+  r.gbps = static_cast<double>(samples.ops * op_bytes(o)) / seconds / 1e9;
+  std::sort(samples.latencies.begin(), samples.latencies.end());
+  if (!samples.latencies.empty()) {
+    double sum = 0;
+    for (Nanos l : samples.latencies) sum += static_cast<double>(l);
+    r.latency_ns_mean = sum / static_cast<double>(samples.latencies.size());
+  }
+  r.latency_ns_p50 = percentile(samples.latencies, 0.50);
+  r.latency_ns_p90 = percentile(samples.latencies, 0.90);
+  r.latency_ns_p99 = percentile(samples.latencies, 0.99);
+  r.latency_ns_p999 = percentile(samples.latencies, 0.999);
+  r.verbs = stats.verbs;
+  r.wall_seconds = stats.wall_seconds;
+  if (c.backend == "sim" && stats.wall_seconds > 0)
+    r.sim_verbs_per_wall_second = static_cast<double>(stats.verbs) / stats.wall_seconds;
+  r.counters = stats.counters;
+  return r;
+}
+
+std::string PerfResult::to_json() const {
+  nlohmann::json j = {{"op", op},
+                      {"workers", workers},
+                      {"ops", ops},
+                      {"mops", mops},
+                      {"gbps", gbps},
+                      {"latency_ns", {{"mean", latency_ns_mean},
+                                      {"p50", latency_ns_p50},
+                                      {"p90", latency_ns_p90},
+                                      {"p99", latency_ns_p99},
+                                      {"p999", latency_ns_p999}}},
+                      {"verbs", verbs},
+                      {"wall_seconds", wall_seconds},
+                      {"counters", counters}};
+  if (sim_verbs_per_wall_second > 0) j["sim_verbs_per_wall_second"] = sim_verbs_per_wall_second;
+  return j.dump();
+}
+
+}  // namespace lw

@@ -1,0 +1,243 @@
+#include "nic_model.h"
+
+#include <algorithm>
+
+#include "latchwork/base/assert.h"
+
+namespace lw::sim {
+
+bool LruCache::touch(uint64_t id) {
+  auto it = where_.find(id);
+  if (it != where_.end()) {
+    order_.splice(order_.begin(), order_, it->second);
+    return true;
+  }
+  ++misses_;
+  order_.push_front(id);
+  where_[id] = order_.begin();
+  if (order_.size() > capacity_) {
+    where_.erase(order_.back());
+    order_.pop_back();
+  }
+  return false;
+}
+
+NicModel::NicModel(const ClusterConfig& c, const NicParams& p)
+    : cfg_(c), p_(p), m_(c.nic.mechanisms), memory_(c.memory_nodes) {
+  compute_.reserve(c.compute_nodes);
+  const uint32_t contexts =
+      c.nic.qp_policy == QpPolicy::kPerThreadContext ? c.threads_per_node : 1;
+  // Each extra device context brings its own translation entries into the
+  // NIC's caches (SMART §2.2: MTT/MPT hit ratio falls with many contexts).
+  const uint64_t taken = uint64_t{contexts - 1} * p.context_cache_entries;
+  const uint32_t floor = std::max<uint32_t>(1, p.wqe_cache_entries / 8);
+  // Compute nodes, then memory nodes (whose threads may post verbs too).
+  for (uint32_t n = 0; n < c.compute_nodes + c.memory_nodes; ++n) {
+    compute_.emplace_back(p.qp_cache_entries);
+    ComputeNode& node = compute_.back();
+    node.wqe_capacity = taken >= p.wqe_cache_entries - floor
+                            ? floor
+                            : static_cast<uint32_t>(p.wqe_cache_entries - taken);
+    if (n < c.compute_nodes) {
+      assign_locks(node);
+    } else {
+      node.lock_of.assign(size_t{c.memory_node_threads} * c.memory_nodes, ~0u);
+    }
+  }
+}
+
+// Which spinlock, if any, a thread takes to post to a memory node. QPs are
+// created thread by thread, memory node by memory node; the driver binds the
+// first `low_latency_doorbells` to dedicated doorbells and the rest
+// round-robin to the shared ones (SMART §2.2, §4.1).
+void NicModel::assign_locks(ComputeNode& node) {
+  const uint32_t T = cfg_.threads_per_node, M = cfg_.memory_nodes;
+  node.lock_of.assign(size_t{T} * M, ~0u);
+  switch (cfg_.nic.qp_policy) {
+    case QpPolicy::kSharedQp:
+      node.locks.resize(M);
+      for (uint32_t t = 0; t < T; ++t)
+        for (uint32_t mn = 0; mn < M; ++mn) node.lock_of[t * M + mn] = mn;
+      for (auto& l : node.locks) l.sharers = T;
+      return;
+    case QpPolicy::kPerThreadQp: {
+      if (!m_.doorbells) return;
+      const uint32_t low = p_.low_latency_doorbells, shared = p_.medium_latency_doorbells;
+      node.locks.resize(shared);
+      std::vector<std::vector<bool>> users(shared, std::vector<bool>(T, false));
+      for (uint32_t t = 0; t < T; ++t) {
+        for (uint32_t mn = 0; mn < M; ++mn) {
+          const uint32_t q = t * M + mn;
+          if (q < low) continue;
+          const uint32_t d = (q - low) % shared;
+          node.lock_of[q] = d;
+          users[d][t] = true;
+        }
+      }
+      for (uint32_t d = 0; d < shared; ++d)
+        node.locks[d].sharers = static_cast<uint32_t>(std::count(users[d].begin(), users[d].end(), true));
+      return;
+    }
+    case QpPolicy::kPerThreadContext:
+    case QpPolicy::kPerThreadDoorbell:
+      return;  // no doorbell is shared between threads
+  }
+}
+
+uint64_t NicModel::qp_id(const WrRoute& r) const {
+  if (cfg_.nic.qp_policy == QpPolicy::kSharedQp) return r.memory_node;
+  return uint64_t{r.thread_in_node} * cfg_.memory_nodes + r.memory_node;
+}
+
+Nanos NicModel::serialize(uint64_t bytes) const {
+  return ns(static_cast<double>(bytes) * 8.0 / p_.link_gbps);
+}
+
+uint64_t NicModel::wire_bytes(uint64_t payload) const {
+  const uint64_t packets = std::max<uint64_t>(1, (payload + p_.mtu_bytes - 1) / p_.mtu_bytes);
+  return payload + packets * p_.header_bytes;
+}
+
+// Out of one port, across the switch, into the other: returns when the last
+// byte has arrived.
+Nanos NicModel::cross(Nic& from, Nic& to, Nanos t, uint64_t bytes, Rng& rng) {
+  const Nanos ser = serialize(bytes);
+  if (m_.link) t = from.tx.book(t, ser, horizon_);
+  t += p_.propagation_ns + jitter(rng);
+  if (m_.link) t = to.rx.book(t, ser, horizon_);
+  return t + ser;
+}
+
+Nanos NicModel::poll_cpu() {
+  return m_.cpu_costs ? p_.poll_cpu_ns + p_.coroutine_switch_ns : 0;
+}
+
+Nanos NicModel::cpu_access() { return p_.cpu_access_ns; }
+
+Nanos NicModel::post_batch(const WrRoute& r, const WorkRequest*, uint32_t n, Nanos cpu) {
+  const Nanos work = m_.cpu_costs ? n * p_.post_cpu_ns + p_.mmio_ns : 0;
+  ComputeNode& node = compute_[r.compute_node];
+  const uint32_t lock = node.lock_of[size_t{r.thread_in_node} * cfg_.memory_nodes + r.memory_node];
+  if (lock == ~0u) return cpu + work;
+  SharedLock& l = node.locks[lock];
+  // Taking a spinlock whose cache line another thread owns costs a hand-over
+  // that grows with the threads spinning on it (SMART §3.1: 74% of the time
+  // in pthread_spin_lock at 96 threads).
+  const uint32_t spinners = std::min(l.sharers - 1, p_.lock_max_spinners - 1);
+  const Nanos handoff =
+      (l.sharers > 1 && l.last_holder != r.thread) ? p_.lock_handoff_ns * spinners : 0;
+  const Nanos hold = std::max<Nanos>(1, work + handoff);
+  const Nanos start = l.held.book(std::max(cpu, horizon_), hold, horizon_);
+  if (start > cpu) ++counters_.doorbell_waits;
+  l.last_holder = r.thread;
+  return start + hold;  // spinning is CPU time too
+}
+
+Nanos NicModel::request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) {
+  ComputeNode& node = compute_[r.compute_node];
+  Nic& src = node.nic;
+  Nic& dst = memory_[r.memory_node].nic;
+  Nanos t = std::max(posted, horizon_) + p_.nic_latency_ns;
+
+  // Requester processing: the message rate, plus context and WQE refetches.
+  ++src.outstanding;
+  Nanos busy = m_.message_rate ? pu_time() : 0;
+  Nanos wait = 0;
+  if (m_.qp_cache && !node.qps.touch(qp_id(r))) {
+    ++counters_.qp_misses;
+    busy += p_.qp_miss_ns;
+    wait += p_.pcie_read_ns;
+  }
+  if (m_.wqe_cache && src.outstanding > node.wqe_capacity) {
+    // Outstanding WQEs beyond the cache are refetched over PCIe; with no
+    // published replacement policy we charge the expected share.
+    const double miss = 1.0 - static_cast<double>(node.wqe_capacity) / src.outstanding;
+    counters_.wqe_misses += miss;
+    busy += ns(miss * p_.wqe_miss_ns);
+    wait += ns(miss * p_.pcie_read_ns);
+  }
+  if (busy > 0) t = src.pu.book(t, busy, horizon_) + busy;
+  t += wait;
+  if (wr.opcode == Opcode::kWrite) t += p_.pcie_read_ns;  // the NIC gathers the payload
+
+  // The wire: out of the requester's port, across the switch, into the responder's.
+  const uint64_t bytes = wire_bytes(wr.opcode == Opcode::kWrite ? wr.length
+                                    : is_atomic(wr.opcode)      ? 28  // AtomicETH
+                                                                : 16);  // RETH
+  t = cross(src, dst, t, bytes, rng) + p_.nic_latency_ns;
+
+  // Responder processing.
+  if (m_.message_rate) t = dst.pu.book(t, pu_time(), horizon_) + pu_time();
+  return t;
+}
+
+AccessTimes NicModel::access(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) {
+  if (device) {
+    const Nanos t = start + p_.device_memory_ns;
+    return {t, t};
+  }
+  Nic& nic = memory_[r.memory_node].nic;
+  const Nanos transfer = ns(static_cast<double>(wr.length) * 8.0 / p_.pcie_gbps);
+  if (wr.opcode == Opcode::kRead) {
+    // A non-posted DMA read: the engine takes a limited number per second.
+    const Nanos slot = std::max(ns(1000.0 / p_.pcie_read_mops), transfer);
+    const Nanos s = m_.pcie ? nic.pcie.book(start, slot, horizon_) : start;
+    return {s + p_.pcie_read_ns, s + p_.pcie_read_ns + transfer};
+  }
+  // A posted DMA write: bandwidth only; lines become visible in address order.
+  const Nanos s = m_.pcie ? nic.pcie.book(start, transfer, horizon_) : start;
+  return {s + p_.pcie_write_ns, s + p_.pcie_write_ns + transfer};
+}
+
+AccessTimes NicModel::atomic(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) {
+  MemoryNic& mn = memory_[r.memory_node];
+  const bool on_chip = device && m_.device_memory;
+  // Read into the NIC, modify, write back: two PCIe transactions (Sherman
+  // §3.2.2), none for on-chip memory (Sherman §4.3).
+  const Nanos read = on_chip ? p_.device_memory_ns : p_.pcie_read_ns;
+  const Nanos hold = on_chip ? p_.device_memory_ns + p_.device_atomic_ns
+                             : p_.pcie_read_ns + p_.atomic_write_back_ns;
+  Nanos s = start;
+  if (!on_chip && m_.pcie) s = mn.nic.pcie.book(s, ns(1000.0 / p_.pcie_read_mops), horizon_);
+  // The lock table: atomics whose addresses share the low bits serialize
+  // (Jasny §3.2, Figs. 5, 6), whether or not they touch the same word.
+  if (m_.lock_table) s = mn.slots[slot_of(wr.remote.offset())].book(s, hold, horizon_);
+  return {s + read, s + hold};
+}
+
+void NicModel::skip_write_back(const WrRoute& r, const WorkRequest& wr, bool device,
+                               const AccessTimes& t) {
+  if (!m_.lock_table || t.end <= t.begin) return;
+  (void)device;
+  auto it = memory_[r.memory_node].slots.find(slot_of(wr.remote.offset()));
+  LW_CHECK(it != memory_[r.memory_node].slots.end());
+  // Only what lies ahead of the event clock can still be used by others.
+  const Nanos from = std::max(t.begin, horizon_);
+  if (from < t.end) it->second.release(from, t.end);
+}
+
+Nanos NicModel::response_path(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) {
+  Nic& src = memory_[r.memory_node].nic;
+  Nic& dst = compute_[r.compute_node].nic;
+  Nanos t = std::max(done, horizon_) + p_.nic_latency_ns;
+  const uint64_t bytes = wire_bytes(wr.opcode == Opcode::kRead ? wr.length
+                                    : is_atomic(wr.opcode)     ? 12  // AETH + AtomicAckETH
+                                                               : 4);  // AETH
+  t = cross(src, dst, t, bytes, rng) + p_.nic_latency_ns;
+  // The data (READ, atomic) and then the CQE are written into host memory.
+  return t + p_.pcie_write_ns;
+}
+
+void NicModel::completed(const WrRoute& r) {
+  Nic& nic = compute_[r.compute_node].nic;
+  LW_CHECK(nic.outstanding > 0);
+  --nic.outstanding;
+}
+
+void NicModel::report(std::map<std::string, double>* out) const {
+  (*out)["nic.qp_cache_misses"] = static_cast<double>(counters_.qp_misses);
+  (*out)["nic.wqe_cache_misses"] = counters_.wqe_misses;
+  (*out)["nic.doorbell_lock_waits"] = static_cast<double>(counters_.doorbell_waits);
+}
+
+}  // namespace lw::sim

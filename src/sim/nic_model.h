@@ -1,0 +1,101 @@
+// The calibrated NIC model: each mechanism of docs/nic-model.md as resources
+// booked in virtual time. Parameters come from a NIC profile
+// (configs/nic/*.json); every mechanism has its own switch (NicMechanisms).
+#pragma once
+
+#include <list>
+#include <unordered_map>
+#include <vector>
+
+#include "calendar.h"
+#include "latchwork/sim/timing_model.h"
+
+namespace lw::sim {
+
+// Least-recently-used set of ids with a fixed capacity (a NIC context cache).
+class LruCache {
+ public:
+  explicit LruCache(size_t capacity) : capacity_(capacity) {}
+  // Touches `id`; returns true on a hit.
+  bool touch(uint64_t id);
+  uint64_t misses() const { return misses_; }
+
+ private:
+  size_t capacity_;
+  std::list<uint64_t> order_;  // most recent first
+  std::unordered_map<uint64_t, std::list<uint64_t>::iterator> where_;
+  uint64_t misses_ = 0;
+};
+
+// A spinlock (doorbell or QP lock) shared by threads, booked like a resource.
+struct SharedLock {
+  Calendar held;
+  uint32_t sharers = 1;             // threads mapped to it
+  uint32_t last_holder = ~0u;       // cache line last owned by this thread
+};
+
+class NicModel final : public TimingModel {
+ public:
+  NicModel(const ClusterConfig& c, const NicParams& p);
+
+  Nanos post_batch(const WrRoute& r, const WorkRequest* wrs, uint32_t n, Nanos cpu) override;
+  Nanos poll_cpu() override;
+  Nanos cpu_access() override;
+  Nanos request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) override;
+  AccessTimes access(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) override;
+  AccessTimes atomic(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) override;
+  void skip_write_back(const WrRoute& r, const WorkRequest& wr, bool device,
+                       const AccessTimes& t) override;
+  Nanos response_path(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) override;
+  void completed(const WrRoute& r) override;
+  void report(std::map<std::string, double>* out) const override;
+
+  // Counters for reports and tests.
+  struct Counters {
+    uint64_t qp_misses = 0;
+    double wqe_misses = 0;  // expected misses (fractional)
+    uint64_t doorbell_waits = 0;
+  };
+  const Counters& counters() const { return counters_; }
+
+ private:
+  struct Nic {
+    Calendar pu;          // processing units (message rate)
+    Calendar tx, rx;      // the port's two directions
+    Calendar pcie;        // DMA engine (responder side)
+    uint64_t outstanding = 0;  // posted, not completed WRs (requester side)
+  };
+  struct ComputeNode {
+    Nic nic;
+    LruCache qps;
+    std::vector<SharedLock> locks;        // doorbells, or shared-QP locks
+    std::vector<uint32_t> lock_of;        // (thread_in_node, memory node) -> lock index, ~0u none
+    uint32_t wqe_capacity = 0;
+    explicit ComputeNode(size_t qp_capacity) : qps(qp_capacity) {}
+  };
+  struct MemoryNic {
+    Nic nic;
+    std::unordered_map<uint32_t, Calendar> slots;  // atomic lock table
+  };
+
+  Nanos ns(double v) const { return static_cast<Nanos>(v + 0.5); }
+  Nanos serialize(uint64_t bytes) const;     // link time of `bytes`
+  uint64_t wire_bytes(uint64_t payload) const;
+  Nanos pu_time() const { return ns(1000.0 / p_.msg_rate_mops); }
+  Nanos jitter(Rng& rng) const { return p_.jitter_ns ? rng.below(p_.jitter_ns + 1) : 0; }
+  uint32_t slot_of(uint64_t offset) const {
+    return static_cast<uint32_t>(offset & ((uint64_t{1} << p_.lock_table_bits) - 1));
+  }
+  uint64_t qp_id(const WrRoute& r) const;
+  Nanos cross(Nic& from, Nic& to, Nanos t, uint64_t bytes, Rng& rng);
+  void assign_locks(ComputeNode& node);
+
+  const ClusterConfig cfg_;
+  const NicParams p_;
+  const NicMechanisms m_;
+  std::vector<ComputeNode> compute_;
+  std::vector<MemoryNic> memory_;
+  Counters counters_;
+};
+
+}  // namespace lw::sim

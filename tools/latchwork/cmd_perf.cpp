@@ -1,0 +1,142 @@
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "cluster_flags.h"
+#include "commands.h"
+#include "latchwork/experiments/perf.h"
+#include "list_flags.h"
+
+namespace lw::tool {
+namespace {
+
+void print_header() {
+  std::printf("%-5s %7s %7s %7s %6s %9s %8s %9s %9s %9s %9s\n", "op", "size", "threads", "workers",
+              "depth", "Mops", "GB/s", "mean_us", "p50_us", "p99_us", "p999_us");
+}
+
+void print_row(const PerfResult& r, uint64_t size, uint64_t threads, uint64_t depth) {
+  std::printf("%-5s %7llu %7llu %7llu %6llu %9.2f %8.2f %9.2f %9.2f %9.2f %9.2f\n", r.op.c_str(),
+              static_cast<unsigned long long>(size), static_cast<unsigned long long>(threads),
+              static_cast<unsigned long long>(r.workers), static_cast<unsigned long long>(depth),
+              r.mops, r.gbps, r.latency_ns_mean / 1e3, r.latency_ns_p50 / 1e3,
+              r.latency_ns_p99 / 1e3, r.latency_ns_p999 / 1e3);
+}
+
+}  // namespace
+
+int cmd_perf(int argc, const char* const* argv) {
+  cli::FlagSet f("latchwork perf {read|write|cas|faa}",
+                 "A perftest-style microbenchmark. Every coroutine (--depth per thread) of every "
+                 "compute thread issues one verb at a time against its own target, --stride bytes "
+                 "after the previous worker's (or all on one word with --contended), and the run "
+                 "reports throughput (Mops, GB/s) and latency percentiles over a measurement "
+                 "window. On the sim backend times are virtual and come from the NIC model named "
+                 "by --profile; on the threads backend they are wall-clock times of real threads "
+                 "(no NIC mechanisms). Comma lists in --threads and --size run a sweep.");
+  ClusterConfig defaults;
+  defaults.nic.profile = "cx5-100g";
+  defaults.set_profile("connectx");
+  defaults.memory_node_bytes = 256ull << 20;
+  ClusterFlagOptions opts;
+  opts.profile_is_nic = true;
+  opts.threads_flag = false;
+  ClusterFlags cluster(f, defaults, opts);
+  std::string threads_list = "1", size_list = "8";
+  int64_t depth = 1;
+  uint64_t stride = 64, padding = 0, random_region = 0, warmup_us = 100, measure_us = 500;
+  bool contended = false, device = false, json = false;
+  f.add_string("threads", &threads_list, "threads per compute node; a comma list runs a sweep");
+  f.add_string("size", &size_list, "bytes per READ/WRITE (atomics are 8); a comma list runs a sweep");
+  f.add_int("depth", &depth, "outstanding verbs per thread (one coroutine each)", 1, 1024);
+  f.add_uint("stride", &stride, "bytes between consecutive workers' targets");
+  f.add_uint("padding", &padding, "extra bytes per stride (8 breaks lock-table collisions)");
+  f.add_uint("random-region", &random_region, "target a random address in this many bytes per op");
+  f.add_bool("contended", &contended, "every worker targets the same word");
+  f.add_bool("device-memory", &device, "targets in the memory node's on-chip device memory");
+  f.add_uint("warmup-us", &warmup_us, "warm-up before measuring (microseconds)");
+  f.add_uint("measure-us", &measure_us, "measurement window (microseconds)");
+  f.add_bool("json", &json, "one JSON object per result instead of a table");
+
+  // The verb comes first, as in `latchwork perf cas --contended`.
+  if (argc < 1 || std::strncmp(argv[0], "-", 1) == 0) {
+    bool help = false;
+    for (int i = 0; i < argc; ++i) help = help || !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
+    if (help) {
+      std::printf("%s", f.help_text().c_str());
+      return kExitOk;
+    }
+    std::fprintf(stderr, "latchwork perf: name the verb first: read, write, cas or faa\n(see --help)\n");
+    return kExitUsage;
+  }
+  PerfOptions o;
+  if (!parse_perf_op(argv[0], &o.op)) {
+    std::fprintf(stderr, "latchwork perf: unknown verb \"%s\" (read, write, cas or faa)\n", argv[0]);
+    return kExitUsage;
+  }
+  if (int code; !parse_or_exit(f, argc - 1, argv + 1, &code)) return code;
+  ClusterConfig c;
+  if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
+  c.coroutines_per_thread = static_cast<uint32_t>(depth);
+  std::vector<uint64_t> threads, sizes;
+  if (std::string e = parse_uint_list("threads", threads_list, 1, ClusterConfig::kMaxThreadsPerNode, &threads); !e.empty())
+    return usage_error(f, e);
+  if (std::string e = parse_uint_list("size", size_list, 1, kMaxTransferBytes, &sizes); !e.empty())
+    return usage_error(f, e);
+  if (measure_us == 0 || measure_us > 1'000'000 || warmup_us > 1'000'000)
+    return usage_error(f, "--measure-us must be in [1, 1000000] and --warmup-us at most 1000000");
+  o.stride = stride;
+  o.padding = padding;
+  o.random_region = random_region;
+  o.contended = contended;
+  o.device_memory = device;
+  o.warmup_ns = warmup_us * 1000;
+  o.measure_ns = measure_us * 1000;
+
+  auto point_of = [&](uint64_t t, uint64_t s, ClusterConfig* pc, PerfOptions* po) {
+    *pc = c;
+    pc->threads_per_node = static_cast<uint32_t>(t);
+    *po = o;
+    po->size = static_cast<uint32_t>(s);
+  };
+  // Validate every point before running any.
+  for (uint64_t t : threads) {
+    for (uint64_t s : sizes) {
+      ClusterConfig point;
+      PerfOptions po;
+      point_of(t, s, &point, &po);
+      if (std::string e = validate_perf(point, po); !e.empty()) return usage_error(f, e);
+    }
+  }
+  if (!json) {
+    std::printf("# %s backend, NIC profile %s, qp policy %s, semantics %s, seed %llu\n",
+                c.backend.c_str(), c.nic.profile.c_str(), to_string(c.nic.qp_policy),
+                c.semantics_profile.c_str(), static_cast<unsigned long long>(c.seed));
+    print_header();
+  }
+  const size_t points = threads.size() * sizes.size();
+  size_t done = 0;
+  for (uint64_t t : threads) {
+    for (uint64_t s : sizes) {
+      ClusterConfig point;
+      PerfOptions po;
+      point_of(t, s, &point, &po);
+      if (points > 1) std::fprintf(stderr, "[%zu/%zu] threads=%llu size=%llu\n", ++done, points,
+                                   static_cast<unsigned long long>(t), static_cast<unsigned long long>(s));
+      const PerfResult r = run_perf(point, po);
+      if (json) {
+        std::printf("{\"threads\":%llu,\"size\":%llu,\"depth\":%lld,\"compute_nodes\":%u,"
+                    "\"memory_nodes\":%u,\"profile\":\"%s\",\"qp_policy\":\"%s\",\"result\":%s}\n",
+                    static_cast<unsigned long long>(t), static_cast<unsigned long long>(s),
+                    static_cast<long long>(depth), c.compute_nodes, c.memory_nodes,
+                    c.nic.profile.c_str(), to_string(c.nic.qp_policy), r.to_json().c_str());
+      } else {
+        print_row(r, is_atomic(o.op) ? 8 : s, t, static_cast<uint64_t>(depth));
+      }
+      std::fflush(stdout);
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace lw::tool

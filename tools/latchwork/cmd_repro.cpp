@@ -1,0 +1,156 @@
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <vector>
+
+#include "cluster_flags.h"
+#include "commands.h"
+#include "latchwork/experiments/repro.h"
+
+#ifndef LW_PLOT_SCRIPT
+#define LW_PLOT_SCRIPT "tools/plot/plot_repro.py"
+#endif
+
+namespace lw::tool {
+namespace {
+
+void print_list() {
+  std::printf("%-13s %s\n", "name", "figure");
+  for (const ReproFigure& f : repro_figures()) std::printf("%-13s %s\n", f.name.c_str(), f.title.c_str());
+}
+
+void print_series_table(const ReproResult& r) {
+  const ReproFigure& f = *r.figure;
+  std::vector<std::string> series;
+  std::map<double, std::map<std::string, double>> rows;
+  for (size_t i = 0; i < f.points.size(); ++i) {
+    const ReproPoint& p = f.points[i];
+    if (std::find(series.begin(), series.end(), p.series) == series.end()) series.push_back(p.series);
+    rows[p.x][p.series] = r.results[i].mops;
+  }
+  std::printf("%s\nthroughput (Mops) by %s\n%10s", f.title.c_str(), f.x_label.c_str(), "x");
+  for (const auto& s : series) std::printf(" %22s", s.c_str());
+  std::printf("\n");
+  for (const auto& [x, vals] : rows) {
+    std::printf("%10g", x);
+    for (const auto& s : series) {
+      auto it = vals.find(s);
+      if (it == vals.end()) std::printf(" %22s", "-");
+      else std::printf(" %22.2f", it->second);
+    }
+    std::printf("\n");
+  }
+}
+
+bool print_comparison(const ReproResult& r) {
+  bool all = true;
+  if (r.comparisons.empty()) {
+    std::printf("\npaper states no values for this figure; see the notes for the shape to check\n");
+  } else {
+    std::printf("\n%-26s %7s %9s %9s %8s %-9s %-4s %s\n", "series", "x", "paper", "model", "error",
+                "kind", "ok", "source");
+    for (const ReproComparison& c : r.comparisons) {
+      all = all && c.within;
+      std::printf("%-26s %7g %8s%.2f %9.2f %+7.1f%% %-9s %-4s %s\n", c.paper.series.c_str(), c.paper.x,
+                  c.paper.at_least ? ">" : " ", c.paper.value, c.model, 100 * c.error,
+                  c.paper.fitted ? "fitted" : "predicted", c.within ? "ok" : "MISS",
+                  c.paper.source.c_str());
+    }
+  }
+  if (!r.figure->notes.empty()) std::printf("notes: %s\n", r.figure->notes.c_str());
+  std::printf("%llu simulated verbs in %.2f s (%.2f M verbs per wall second)\n",
+              static_cast<unsigned long long>(r.verbs), r.wall_seconds,
+              r.wall_seconds > 0 ? static_cast<double>(r.verbs) / r.wall_seconds / 1e6 : 0.0);
+  return all;
+}
+
+bool write_file(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream out(p);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int cmd_repro(int argc, const char* const* argv) {
+  cli::FlagSet f("latchwork repro <name>|all",
+                 "Reproduces a microbenchmark figure of the papers on the simulator's NIC model: "
+                 "runs its sweep, prints the model's series and the values the paper states side "
+                 "by side (with the error, and whether a parameter was fitted to that value or "
+                 "the model predicted it), and writes <name>.csv, <name>.json and <name>.png to "
+                 "--out. `latchwork repro --list` lists the figures.");
+  bool list = false, json = false, no_plot = false, strict = false;
+  std::string out_dir = "repro-out", plot_script = LW_PLOT_SCRIPT;
+  // Debian's python3-matplotlib lives with the system interpreter, which
+  // another python3 earlier on PATH may hide.
+  std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  f.add_bool("list", &list, "list the figures and exit");
+  f.add_string("out", &out_dir, "directory for the CSV, JSON and PNG files");
+  f.add_bool("json", &json, "print the result JSON instead of tables");
+  f.add_bool("no-plot", &no_plot, "do not draw the PNG");
+  f.add_string("plot-script", &plot_script, "the matplotlib script that draws the PNG");
+  f.add_string("python", &python, "the Python interpreter that runs the plot script");
+  f.add_bool("strict", &strict, "exit 1 if a paper value is outside its tolerance");
+  std::vector<const char*> args(argv, argv + argc);
+  std::string name;
+  if (!args.empty() && args[0][0] != '-') {
+    name = args[0];
+    args.erase(args.begin());
+  }
+  if (int code; !parse_or_exit(f, static_cast<int>(args.size()), args.data(), &code)) return code;
+  if (list) {
+    print_list();
+    return kExitOk;
+  }
+  std::vector<const ReproFigure*> figures;
+  if (name == "all") {
+    for (const auto& fig : repro_figures()) figures.push_back(&fig);
+  } else if (const ReproFigure* fig = find_repro(name)) {
+    figures.push_back(fig);
+  } else {
+    return usage_error(f, name.empty() ? "name a figure (latchwork repro --list)"
+                                       : "unknown figure \"" + name + "\" (latchwork repro --list)");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) return usage_error(f, "cannot create --out directory " + out_dir + ": " + ec.message());
+
+  bool all_ok = true;
+  for (const ReproFigure* fig : figures) {
+    const ReproResult r = run_repro(*fig, [&](size_t i, size_t n) {
+      std::fprintf(stderr, "\r[%s %zu/%zu]", fig->name.c_str(), i + 1, n);
+      std::fflush(stderr);
+      if (i + 1 == n) std::fprintf(stderr, "\n");
+    });
+    const std::filesystem::path base = std::filesystem::path(out_dir) / fig->name;
+    const std::string json_path = base.string() + ".json", png_path = base.string() + ".png";
+    if (!write_file(base.string() + ".csv", r.to_csv()) || !write_file(json_path, r.to_json())) {
+      std::fprintf(stderr, "latchwork: cannot write results to %s\n", out_dir.c_str());
+      return kExitUsage;
+    }
+    if (json) {
+      std::printf("%s\n", r.to_json().c_str());
+    } else {
+      print_series_table(r);
+    }
+    const bool ok = json ? true : print_comparison(r);
+    for (const auto& c : r.comparisons) all_ok = all_ok && c.within;
+    (void)ok;
+    if (!no_plot) {
+      const std::string cmd = "'" + python + "' '" + plot_script + "' '" + json_path + "' '" + png_path + "'";
+      if (std::system(cmd.c_str()) != 0)
+        std::fprintf(stderr, "latchwork: plotting failed (needs python3-matplotlib; see scripts/bootstrap.sh): %s\n",
+                     cmd.c_str());
+      else if (!json)
+        std::printf("wrote %s.{csv,json,png}\n", base.string().c_str());
+    } else if (!json) {
+      std::printf("wrote %s.{csv,json}\n", base.string().c_str());
+    }
+    if (!json) std::printf("\n");
+  }
+  return strict && !all_ok ? kExitCheckFailed : kExitOk;
+}
+
+}  // namespace lw::tool
