@@ -205,10 +205,9 @@ AccessTimes NicModel::atomic(const WrRoute& r, const WorkRequest& wr, bool devic
   return {s + read, s + hold};
 }
 
-void NicModel::skip_write_back(const WrRoute& r, const WorkRequest& wr, bool device,
+void NicModel::skip_write_back(const WrRoute& r, const WorkRequest& wr, bool /*device*/,
                                const AccessTimes& t) {
   if (!m_.lock_table || t.end <= t.begin) return;
-  (void)device;
   auto it = memory_[r.memory_node].slots.find(slot_of(wr.remote.offset()));
   LW_CHECK(it != memory_[r.memory_node].slots.end());
   // Only what lies ahead of the event clock can still be used by others.

@@ -92,7 +92,7 @@ struct SimBackend::Impl {
 
   // --- requester and responder (sim_ops.cpp) ---
   bool submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter);
-  void schedule(sim::Thread* t, sim::Op* op, Nanos posted);
+  void schedule(sim::Op* op, Nanos posted);
   void on_read_lines(sim::Op* op, uint32_t line);
   void on_write_line(sim::Op* op, uint32_t line);
   void on_atomic_read(sim::Op* op);

@@ -78,18 +78,17 @@ bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
     }
     op->waiter = (waiter && i == n - 1) ? c : nullptr;
     op->route = t->route;
-    schedule(t, op, posted);
+    schedule(op, posted);
   }
   if (!waiter) return false;
   c->resume_point = waiter;
   return true;
 }
 
-void SimBackend::Impl::schedule(sim::Thread* t, Op* op, Nanos posted) {
+void SimBackend::Impl::schedule(Op* op, Nanos posted) {
   WorkRequest& wr = *op->wr;
   sim::QueuePair& qp = *op->qp;
   sim::MemoryNode& m = *memory[wr.remote.node()];
-  (void)t;
   ++verbs;
   ++qp.outstanding;
   const Nanos arrive = std::max(timing->request_path(op->route, wr, posted, rng), qp.last_arrival);

@@ -44,15 +44,13 @@ void print_series_table(const ReproResult& r) {
   }
 }
 
-bool print_comparison(const ReproResult& r) {
-  bool all = true;
+void print_comparison(const ReproResult& r) {
   if (r.comparisons.empty()) {
     std::printf("\npaper states no values for this figure; see the notes for the shape to check\n");
   } else {
     std::printf("\n%-26s %7s %9s %9s %8s %-9s %-4s %s\n", "series", "x", "paper", "model", "error",
                 "kind", "ok", "source");
     for (const ReproComparison& c : r.comparisons) {
-      all = all && c.within;
       std::printf("%-26s %7g %8s%.2f %9.2f %+7.1f%% %-9s %-4s %s\n", c.paper.series.c_str(), c.paper.x,
                   c.paper.at_least ? ">" : " ", c.paper.value, c.model, 100 * c.error,
                   c.paper.fitted ? "fitted" : "predicted", c.within ? "ok" : "MISS",
@@ -63,7 +61,6 @@ bool print_comparison(const ReproResult& r) {
   std::printf("%llu simulated verbs in %.2f s (%.2f M verbs per wall second)\n",
               static_cast<unsigned long long>(r.verbs), r.wall_seconds,
               r.wall_seconds > 0 ? static_cast<double>(r.verbs) / r.wall_seconds / 1e6 : 0.0);
-  return all;
 }
 
 bool write_file(const std::filesystem::path& p, const std::string& text) {
@@ -135,9 +132,8 @@ int cmd_repro(int argc, const char* const* argv) {
     } else {
       print_series_table(r);
     }
-    const bool ok = json ? true : print_comparison(r);
+    if (!json) print_comparison(r);
     for (const auto& c : r.comparisons) all_ok = all_ok && c.within;
-    (void)ok;
     if (!no_plot) {
       const std::string cmd = "'" + python + "' '" + plot_script + "' '" + json_path + "' '" + png_path + "'";
       if (std::system(cmd.c_str()) != 0)
