@@ -1,10 +1,11 @@
 # Front door: `make run` runs the demo on the simulator, `make test` runs every
-# test in a normal and in an AddressSanitizer+UBSan build.
+# test in a normal and in an AddressSanitizer+UBSan build, `make test-verbs`
+# runs the verbs backend against Soft-RoCE in a VM.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 CMAKE_GEN  := -G Ninja
 
-.PHONY: all bootstrap build run test test-fast test-asan bench clean
+.PHONY: all bootstrap build run test test-fast test-asan test-verbs bench clean
 
 all: build
 
@@ -32,6 +33,12 @@ test-asan: bootstrap $(ASAN_BUILD)/build.ninja
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j2
 
 test: test-fast test-asan
+
+# The verbs backend on real verbs: Soft-RoCE (rdma_rxe) inside a qemu VM
+# (scripts/softroce-vm.sh installs qemu and rdma-core and fetches a Debian
+# kernel on first use). Fails, saying why, if the VM cannot start.
+test-verbs: build
+	bash scripts/softroce-vm.sh run --timeout 1500 -- "bash tests/verbs/verbs_suite.sh $(BUILD)"
 
 bench: build
 	@for b in $(BUILD)/bench/*_bench; do echo "== $$b"; $$b || exit 1; done

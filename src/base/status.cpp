@@ -14,6 +14,7 @@ std::string_view to_string(Status s) {
     case Status::kFlushed: return "flushed";
     case Status::kRetryExhausted: return "retry_exhausted";
     case Status::kUnsupported: return "unsupported";
+    case Status::kTransport: return "transport";
   }
   return "unknown";
 }

@@ -109,9 +109,22 @@ std::string NicConfig::resolve(NicProfile* out) const {
 }
 
 std::string ClusterConfig::validate() const {
-  if (backend != "sim" && backend != "threads")
-    return "backend must be sim or threads, got \"" + backend + "\"";
+  if (backend != "sim" && backend != "threads" && backend != "verbs")
+    return "backend must be sim, threads or verbs, got \"" + backend + "\"";
   std::string e;
+  if (backend == "verbs") {
+    if (verbs.cluster_file.empty() && verbs.cluster.memory_nodes.empty())
+      return "the verbs backend needs a cluster file (--cluster FILE) listing the memory nodes";
+    if (verbs.cluster.memory_nodes.size() != memory_nodes)
+      return "memory_nodes is " + std::to_string(memory_nodes) + " but the cluster file lists " +
+             std::to_string(verbs.cluster.memory_nodes.size());
+    if (memory_node_threads != 0)
+      return "the verbs backend runs no threads on memory nodes (their CPUs only set up connections)";
+    if (!(e = check_range("verbs.connect_timeout_ms", verbs.connect_timeout_ms, 10, 3'600'000)).empty()) return e;
+    if (!(e = check_range("verbs.op_timeout_ms", verbs.op_timeout_ms, 10, 3'600'000)).empty()) return e;
+    if (!(e = check_range("verbs.staging_bytes", verbs.staging_bytes, 64 << 10, 1ull << 32)).empty()) return e;
+    if (total_compute_threads() > 1024) return "the verbs backend runs at most 1024 threads per process";
+  }
   if (!(e = check_range("compute_nodes", compute_nodes, 1, kMaxNodes)).empty()) return e;
   if (!(e = check_range("threads_per_node", threads_per_node, 1, kMaxThreadsPerNode)).empty()) return e;
   if (!(e = check_range("coroutines_per_thread", coroutines_per_thread, 1, kMaxCoroutinesPerThread)).empty()) return e;
@@ -132,6 +145,15 @@ std::string ClusterConfig::validate() const {
   Semantics probe;
   if (!Semantics::from_profile(semantics_profile, &probe))
     return "semantics profile must be spec, connectx or sequential, got \"" + semantics_profile + "\"";
+  return {};
+}
+
+std::string ClusterConfig::load_cluster_file() {
+  if (backend != "verbs") return {};
+  if (verbs.cluster_file.empty())
+    return "the verbs backend needs a cluster file (--cluster FILE) listing the memory nodes";
+  if (std::string e = ClusterFile::load(verbs.cluster_file, &verbs.cluster); !e.empty()) return e;
+  memory_nodes = static_cast<uint32_t>(verbs.cluster.memory_nodes.size());
   return {};
 }
 
@@ -173,6 +195,12 @@ std::string ClusterConfig::to_json() const {
         {"pcie_ns", timing.pcie_ns},
         {"device_memory_ns", timing.device_memory_ns}}},
       {"threads", {{"adversarial", threads.adversarial}}},
+      {"verbs",
+       {{"cluster_file", verbs.cluster_file},
+        {"connect_timeout_ms", verbs.connect_timeout_ms},
+        {"op_timeout_ms", verbs.op_timeout_ms},
+        {"staging_bytes", verbs.staging_bytes},
+        {"exit_on_transport_error", verbs.exit_on_transport_error}}},
   };
   json mech = json::object();
   for (const auto& [name, field] : NicMechanisms::switches()) mech[name] = nic.mechanisms.*field;
@@ -192,7 +220,7 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
   if (!(e = reject_unknown(j, {"backend", "compute_nodes", "threads_per_node",
                                "coroutines_per_thread", "memory_nodes", "memory_node_threads",
                                "memory_node_bytes", "device_memory_bytes", "queue_depth", "seed",
-                               "profile", "semantics", "timing", "nic", "threads"},
+                               "profile", "semantics", "timing", "nic", "threads", "verbs"},
                            "config")).empty())
     return e;
   // The profile first: explicit switches below refine it.
@@ -255,6 +283,20 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
     if (!(e = reject_unknown(*it, {"adversarial"}, "threads")).empty()) return e;
     if (!(e = take(*it, "adversarial", &c.threads.adversarial)).empty()) return e;
   }
+  if (auto it = j.find("verbs"); it != j.end()) {
+    if (!it->is_object()) return "verbs must be an object";
+    if (!(e = reject_unknown(*it, {"cluster_file", "connect_timeout_ms", "op_timeout_ms",
+                                   "staging_bytes", "exit_on_transport_error"},
+                             "verbs")).empty())
+      return e;
+    if (!(e = take(*it, "cluster_file", &c.verbs.cluster_file)).empty()) return "verbs." + e;
+    if (!(e = take(*it, "connect_timeout_ms", &c.verbs.connect_timeout_ms)).empty()) return "verbs." + e;
+    if (!(e = take(*it, "op_timeout_ms", &c.verbs.op_timeout_ms)).empty()) return "verbs." + e;
+    if (!(e = take(*it, "staging_bytes", &c.verbs.staging_bytes)).empty()) return "verbs." + e;
+    if (!(e = take(*it, "exit_on_transport_error", &c.verbs.exit_on_transport_error)).empty())
+      return "verbs." + e;
+  }
+  if (!(e = c.load_cluster_file()).empty()) return e;
   if (!(e = c.validate()).empty()) return e;
   *inout = c;
   return {};

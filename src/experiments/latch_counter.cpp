@@ -16,7 +16,17 @@ constexpr uint64_t kOffA = 64, kOffB = 192;
 
 struct Counters {
   std::atomic<uint64_t> increments{0}, reads{0}, torn{0};
+  std::atomic<uint64_t> tally_adds{0};  // bookkeeping verbs, not counted per operation
+  RemoteAddr tally;  // shared by all processes: each worker adds its increments
 };
+
+// Adds a worker's increments to the tally once it is done.
+Task<void> add_to_tally(Worker& w, Counters& n, uint64_t mine) {
+  if (mine == 0) co_return;
+  n.tally_adds.fetch_add(1, std::memory_order_relaxed);
+  Result<uint64_t> r = co_await w.faa(n.tally, mine);
+  LW_CHECK_MSG(r.ok(), "adding to the latch counter's tally: " + std::string(to_string(r.status)));
+}
 
 uint64_t word_at(const std::vector<std::byte>& v, size_t at) {
   uint64_t x;
@@ -28,6 +38,7 @@ uint64_t word_at(const std::vector<std::byte>& v, size_t at) {
 Task<void> pessimistic_worker(Worker& w, const LatchCounterOptions& o,
                               const std::vector<RemoteAddr>& records, Counters& n) {
   std::vector<std::byte> buf(kRecordBytes - kOffA);
+  uint64_t mine = 0;
   for (uint32_t i = 0; i < o.ops_per_worker; ++i) {
     const RemoteAddr rec = records[w.rng().below(records.size())];
     const RemoteAddr data = rec + kOffA;
@@ -58,8 +69,10 @@ Task<void> pessimistic_worker(Worker& w, const LatchCounterOptions& o,
       if (word_at(buf, 0) != word_at(buf, kOffB - kOffA)) n.torn.fetch_add(1, std::memory_order_relaxed);
     } else {
       n.increments.fetch_add(1, std::memory_order_relaxed);
+      ++mine;
     }
   }
+  co_await add_to_tally(w, n, mine);
 }
 
 Task<void> optimistic_worker(Worker& w, const LatchCounterOptions& o,
@@ -67,6 +80,7 @@ Task<void> optimistic_worker(Worker& w, const LatchCounterOptions& o,
   const uint32_t payload_bytes = blocks[0].layout().payload_bytes();
   const size_t last = payload_bytes - 8;
   std::vector<std::byte> payload(payload_bytes), image(kRecordBytes);
+  uint64_t mine = 0;
   for (uint32_t i = 0; i < o.ops_per_worker; ++i) {
     const OptimisticBlock& b = blocks[w.rng().below(blocks.size())];
     if (w.rng().below(100) < o.read_percent) {
@@ -85,7 +99,9 @@ Task<void> optimistic_worker(Worker& w, const LatchCounterOptions& o,
       std::memcpy(p.data() + last, &z, 8);
     })));
     n.increments.fetch_add(1, std::memory_order_relaxed);
+    ++mine;
   }
+  co_await add_to_tally(w, n, mine);
 }
 
 }  // namespace
@@ -113,6 +129,7 @@ std::string LatchCounterResult::to_json() const {
                       {"workers", workers}, {"increments", increments},
                       {"counted", counted}, {"reads", reads},
                       {"torn_reads", torn_reads}, {"exact", exact()},
+                      {"processes", processes}, {"tally", tally}, {"error", error},
                       {"verbs", verbs}, {"verbs_per_op", verbs_per_op()},
                       {"elapsed_ns", elapsed_ns}, {"ops_per_second", ops_per_second()},
                       {"wall_seconds", wall_seconds}};
@@ -120,27 +137,51 @@ std::string LatchCounterResult::to_json() const {
 }
 
 LatchCounterResult run_latch_counter(const ClusterConfig& cluster, const LatchCounterOptions& o) {
-  LW_CHECK(o.counters > 0 && o.read_percent <= 100);
+  LW_CHECK(o.counters > 0 && o.read_percent <= 100 && o.processes > 0);
+  LW_CHECK_MSG(o.processes == 1 || !o.shared_name.empty(), "several processes need a shared name");
   std::string err;
   std::unique_ptr<Backend> backend = make_backend(cluster, &err);
   LW_CHECK_MSG(backend, err);
+  LatchCounterResult r;
+  r.processes = o.processes;
+  // One process: private records. Several: records every process finds by name.
+  auto place = [&](NodeId node, const std::string& what, uint64_t bytes) {
+    if (o.shared_name.empty()) return backend->allocate(node, bytes);
+    return backend->allocate_shared(node, o.shared_name + "/" + what, bytes);
+  };
   std::vector<RemoteAddr> records;
   std::vector<OptimisticBlock> blocks;
   for (uint32_t i = 0; i < o.counters; ++i) {
     // Spread records over memory nodes.
-    RemoteAddr a = backend->allocate(static_cast<NodeId>(i % cluster.memory_nodes), kRecordBytes);
-    LW_CHECK(!a.is_null());
+    RemoteAddr a = place(static_cast<NodeId>(i % cluster.memory_nodes), "record" + std::to_string(i), kRecordBytes);
+    if (a.is_null()) {
+      r.error = "no memory for counter record " + std::to_string(i);
+      return r;
+    }
     records.push_back(a);
     blocks.emplace_back(o.scheme, a, kRecordBytes);
   }
   Counters n;
+  n.tally = place(0, "tally", kCacheLine);
+  if (n.tally.is_null()) {
+    r.error = "no memory for the tally";
+    return r;
+  }
+  if (std::string e = backend->barrier(o.shared_name + "/start", o.processes, o.barrier_timeout_ms); !e.empty()) {
+    r.error = e;
+    return r;
+  }
   backend->spawn_compute([&](Worker& w) -> Task<void> {
     if (o.kind == LatchKind::kOptimistic) return optimistic_worker(w, o, blocks, n);
     return pessimistic_worker(w, o, records, n);
   });
   RunStats stats = backend->run();
+  if (std::string e = backend->barrier(o.shared_name + "/end", o.processes, o.barrier_timeout_ms); !e.empty()) {
+    r.error = e;
+    return r;
+  }
+  r.tally = backend->host_load(n.tally);
 
-  LatchCounterResult r;
   r.latch = to_string(o.kind);
   if (o.kind == LatchKind::kOptimistic) r.latch += std::string("/") + to_string(o.scheme);
   r.workers = cluster.total_compute_threads() * cluster.coroutines_per_thread;
@@ -163,7 +204,7 @@ LatchCounterResult run_latch_counter(const ClusterConfig& cluster, const LatchCo
     r.counted += a;
     if (a != b) ++r.b_mismatches;
   }
-  r.verbs = stats.verbs;
+  r.verbs = stats.verbs - n.tally_adds.load();
   r.elapsed_ns = stats.elapsed_ns;
   r.trace_hash = stats.trace_hash;
   r.wall_seconds = stats.wall_seconds;

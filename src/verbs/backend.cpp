@@ -1,5 +1,7 @@
 #include "latchwork/verbs/backend.h"
 
+#include <vector>
+
 namespace lw {
 
 size_t thread_index(const ClusterConfig& c, const Placement& p) {
@@ -28,6 +30,26 @@ void Backend::spawn_compute(const WorkerMain& main) {
     for (uint32_t t = 0; t < c.threads_per_node; ++t)
       for (uint32_t k = 0; k < c.coroutines_per_thread; ++k)
         spawn({Placement::Kind::kCompute, n, t, k}, main);
+}
+
+RemoteAddr Backend::allocate_shared(NodeId memory_node, const std::string& name, uint64_t bytes) {
+  auto key = std::make_pair(memory_node, name);
+  if (auto it = shared_.find(key); it != shared_.end())
+    return it->second.second == bytes ? it->second.first : RemoteAddr();
+  RemoteAddr a = allocate(memory_node, bytes);
+  if (a.is_null()) return a;
+  // Fresh bump allocations are zero on every in-process backend; zero again
+  // so the contract does not depend on it.
+  std::vector<std::byte> zeros(bytes);
+  host_write(a, zeros.data(), bytes);
+  shared_[key] = {a, bytes};
+  return a;
+}
+
+std::string Backend::barrier(const std::string& name, uint32_t parties, uint64_t) {
+  if (parties == 1) return {};
+  return "barrier \"" + name + "\" wants " + std::to_string(parties) + " processes, but the " +
+         std::string(this->name()) + " backend runs in one process";
 }
 
 }  // namespace lw

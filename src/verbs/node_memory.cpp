@@ -15,16 +15,17 @@ NodeMemory::NodeMemory(uint64_t host_bytes, uint64_t device_bytes)
   LW_CHECK(host_bytes_ > kReservedBytes);
 }
 
-Status NodeMemory::check(uint64_t offset, uint64_t length, bool atomic) const {
+Status NodeMemory::check_access(uint64_t host_bytes, uint64_t device_bytes, uint64_t offset,
+                                uint64_t length, bool atomic) {
   if (length == 0 || length > kMaxTransferBytes) return Status::kBadLength;
   if (atomic && offset % 8 != 0) return Status::kMisaligned;
   uint64_t begin, end;
-  if (offset >= kReservedBytes && offset < host_bytes_) {
+  if (offset >= kReservedBytes && offset < host_bytes) {
     begin = kReservedBytes;
-    end = host_bytes_;
-  } else if (offset >= kDeviceBase && offset < kDeviceBase + device_bytes_) {
+    end = host_bytes;
+  } else if (offset >= kDeviceBase && offset < kDeviceBase + device_bytes) {
     begin = kDeviceBase;
-    end = kDeviceBase + device_bytes_;
+    end = kDeviceBase + device_bytes;
   } else {
     return Status::kUnregistered;
   }

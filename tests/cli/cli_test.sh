@@ -23,7 +23,7 @@ expect_err() {  # the last command's stderr contains TEXT
 
 expect_exit 0 "top-level help" -- "$lw" --help
 grep -q "torn-read" "$tmp/out" || { echo "FAIL: help lists no torn-read"; fail=1; }
-for c in demo torn-read litmus latch config; do
+for c in demo torn-read litmus conformance latch config; do
   expect_exit 0 "$c --help" -- "$lw" $c --help
   grep -q "usage: latchwork $c" "$tmp/out" || { echo "FAIL: $c --help has no usage line"; fail=1; }
 done
@@ -69,6 +69,26 @@ expect_exit 0 "litmus" -- "$lw" litmus --seeds 30
 expect_exit 0 "latch" -- "$lw" latch --ops 20 --json
 expect_exit 0 "threads backend" -- "$lw" torn-read --backend threads --scheme farm --ops 300
 
+# The backend conformance suite.
+expect_exit 0 "conformance results" -- "$lw" conformance --case results
+grep -q "^PASS results/cas-success" "$tmp/out" || { echo "FAIL: conformance prints no PASS line"; cat "$tmp/out"; fail=1; }
+grep -q "^conformance on sim: .* 0 failed" "$tmp/out" || { echo "FAIL: conformance summary"; cat "$tmp/out"; fail=1; }
+expect_exit 0 "conformance threads json" -- "$lw" conformance --backend threads --case misuse --json
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["backend"] == "threads" and r["failed"] == 0, r
+assert len(r["cases"]) == r["passed"] + r["skipped"] > 0, r
+for c in r["cases"]:
+    assert c["group"] == "misuse" and c["outcome"] in ("PASS", "SKIP"), c
+PY
+expect_exit 0 "conformance list" -- "$lw" conformance --list
+grep -q "concurrency/faa-counter" "$tmp/out" || { echo "FAIL: conformance --list lacks faa-counter"; fail=1; }
+expect_exit 2 "conformance bad flag" -- "$lw" conformance --cases results
+expect_err "unknown flag --cases"
+expect_exit 2 "conformance no match" -- "$lw" conformance --case no-such-case
+expect_err "no conformance case matches"
+
 # perf and repro on the NIC model.
 expect_exit 0 "perf sweep json" -- "$lw" perf cas --threads 1,4 --compute-nodes 2 --measure-us 20 --json
 python3 - "$tmp/out" <<'PY' || fail=1
@@ -98,4 +118,27 @@ done
 grep -q "fitted" "$tmp/out" || { echo "FAIL: repro prints no paper comparison"; fail=1; }
 
 if [ $fail -eq 0 ]; then echo "cli: all checks passed"; fi
+
+# The verbs backend and memory nodes: bad input is caught before anything runs.
+expect_exit 0 "memnode --help" -- "$lw" memnode --help
+grep -q "usage: latchwork memnode" "$tmp/out" || { echo "FAIL: memnode --help"; fail=1; }
+expect_exit 2 "memnode bad size" -- "$lw" memnode --size 12Q
+expect_err "unknown suffix"
+expect_exit 2 "memnode bad listen" -- "$lw" memnode --listen localhost
+expect_err "not HOST:PORT"
+expect_exit 2 "verbs without cluster file" -- "$lw" torn-read --backend verbs
+expect_err "needs a cluster file"
+expect_exit 2 "cluster without verbs" -- "$lw" torn-read --cluster "$tmp/c.json"
+expect_err "add --backend verbs"
+echo '{"memory_nodes": ["127.0.0.1:7471"], "gid_idx": 1}' >"$tmp/typo.json"
+expect_exit 2 "cluster file typo" -- "$lw" latch --backend verbs --cluster "$tmp/typo.json"
+expect_err 'unknown key "gid_idx"'
+echo '{"memory_nodes": ["127.0.0.1:1"]}' >"$tmp/nobody.json"
+expect_exit 1 "unreachable memory node" -- "$lw" torn-read --backend verbs --cluster "$tmp/nobody.json" --connect-timeout-ms 300
+expect_err "latchwork: "
+expect_exit 2 "processes without shared" -- "$lw" latch --processes 2
+expect_err "needs --shared"
+expect_exit 2 "processes on sim" -- "$lw" latch --processes 2 --shared x
+expect_err "needs --backend verbs"
+
 exit $fail

@@ -33,8 +33,7 @@ TEST_P(LatchMutualExclusion, ExactCountsOnTheSimulatorOverSeeds) {
     for (const char* profile : {"spec", "sequential"}) {
       ClusterConfig c = cluster("sim", seed);
       c.set_profile(profile);
-      LatchCounterResult r = run_latch_counter(
-          c, {GetParam().kind, GetParam().scheme, /*counters=*/3, /*ops=*/25, /*read_percent=*/30});
+      LatchCounterResult r = run_latch_counter(c, latch_counter_options(GetParam().kind, GetParam().scheme, /*counters=*/3, /*ops=*/25, /*read_percent=*/30));
       EXPECT_TRUE(r.exact()) << "seed " << seed << " " << profile << ": counted " << r.counted
                              << " of " << r.increments << ", torn reads " << r.torn_reads;
       EXPECT_EQ(r.increments + r.reads, 18u * 25);
@@ -48,7 +47,7 @@ TEST_P(LatchMutualExclusion, ExactCountsWithRealThreads) {
     ClusterConfig c = cluster("threads", 3);
     c.threads.adversarial = adversarial;
     LatchCounterResult r =
-        run_latch_counter(c, {GetParam().kind, GetParam().scheme, 2, 200, 30});
+        run_latch_counter(c, latch_counter_options(GetParam().kind, GetParam().scheme, 2, 200, 30));
     EXPECT_TRUE(r.exact()) << "adversarial=" << adversarial << ": counted " << r.counted << " of "
                            << r.increments << ", torn reads " << r.torn_reads;
   }
@@ -66,17 +65,17 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(LatchCost, VerbsPerOperationMatchTheProtocol) {
   // Uncontended (one worker): exclusive = CAS + READ + WRITE + CAS.
   ClusterConfig c;
-  LatchCounterResult r = run_latch_counter(c, {LatchKind::kExclusive, ConsistencyScheme::kVersioning, 1, 50, 0});
+  LatchCounterResult r = run_latch_counter(c, latch_counter_options(LatchKind::kExclusive, ConsistencyScheme::kVersioning, 1, 50, 0));
   EXPECT_TRUE(r.exact());
   EXPECT_DOUBLE_EQ(r.verbs_per_op(), 4.0);
   // rw readers: FAA + READ + FAA.
-  r = run_latch_counter(c, {LatchKind::kReaderWriter, ConsistencyScheme::kVersioning, 1, 50, 100});
+  r = run_latch_counter(c, latch_counter_options(LatchKind::kReaderWriter, ConsistencyScheme::kVersioning, 1, 50, 100));
   EXPECT_DOUBLE_EQ(r.verbs_per_op(), 3.0);
   // optimistic versioning reader: READ word, READ data, READ word.
-  r = run_latch_counter(c, {LatchKind::kOptimistic, ConsistencyScheme::kVersioning, 1, 50, 100});
+  r = run_latch_counter(c, latch_counter_options(LatchKind::kOptimistic, ConsistencyScheme::kVersioning, 1, 50, 100));
   EXPECT_DOUBLE_EQ(r.verbs_per_op(), 3.0);
   // optimistic farm reader: one READ.
-  r = run_latch_counter(c, {LatchKind::kOptimistic, ConsistencyScheme::kFarm, 1, 50, 100});
+  r = run_latch_counter(c, latch_counter_options(LatchKind::kOptimistic, ConsistencyScheme::kFarm, 1, 50, 100));
   EXPECT_DOUBLE_EQ(r.verbs_per_op(), 1.0);
 }
 

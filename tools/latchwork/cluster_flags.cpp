@@ -1,6 +1,9 @@
 #include "cluster_flags.h"
 
 #include <cstdio>
+#include <cstdlib>
+
+#include "latchwork/backends.h"
 
 #include "commands.h"
 
@@ -20,8 +23,17 @@ ClusterFlags::ClusterFlags(cli::FlagSet& f, const ClusterConfig& d, ClusterFlagO
       coroutines_(d.coroutines_per_thread),
       memory_nodes_(d.memory_nodes),
       adversarial_(d.threads.adversarial) {
+  op_timeout_ms_ = d.verbs.op_timeout_ms;
+  connect_timeout_ms_ = d.verbs.connect_timeout_ms;
   f.add_string("config", &config_path_, "JSON cluster config file (flags override it)");
-  f.add_enum("backend", &backend_, {"sim", "threads"}, "where to run: the simulator or real threads");
+  f.add_enum("backend", &backend_, {"sim", "threads", "verbs"},
+             "where to run: the simulator, real threads, or real RDMA NICs (needs --cluster)");
+  f.add_string("cluster", &cluster_,
+               "verbs backend: JSON cluster file listing the memory nodes (latchwork memnode)");
+  f.add_int("op-timeout-ms", &op_timeout_ms_,
+            "verbs backend: a request without completion this long fails the run", 10, 3'600'000);
+  f.add_int("connect-timeout-ms", &connect_timeout_ms_,
+            "verbs backend: how long to keep trying to reach each memory node", 10, 3'600'000);
   std::string nics = "simple (fixed costs)";
   for (const auto& n : NicProfile::builtin_names()) nics += ", " + n;
   const std::string nic_help =
@@ -63,14 +75,34 @@ std::string ClusterFlags::resolve(const cli::FlagSet& f, ClusterConfig* out) con
     c.nic.profile = o_.profile_is_nic ? profile_ : nic_;
   if (f.was_set("qp-policy")) parse_qp_policy(qp_policy_, &c.nic.qp_policy);
   if (f.was_set("backend")) c.backend = backend_;
+  if (f.was_set("cluster")) {
+    if (c.backend != "verbs") return "--cluster is for the verbs backend: add --backend verbs";
+    c.verbs.cluster_file = cluster_;
+  }
+  if (f.was_set("op-timeout-ms")) c.verbs.op_timeout_ms = static_cast<uint32_t>(op_timeout_ms_);
+  if (f.was_set("connect-timeout-ms"))
+    c.verbs.connect_timeout_ms = static_cast<uint32_t>(connect_timeout_ms_);
+  if (c.backend == "verbs" && f.was_set("memory-nodes"))
+    return "with --backend verbs the memory nodes are those the cluster file lists; drop --memory-nodes";
   if (f.was_set("seed")) c.seed = seed_;
   if (f.was_set("compute-nodes")) c.compute_nodes = static_cast<uint32_t>(compute_nodes_);
   if (o_.threads_flag && f.was_set("threads")) c.threads_per_node = static_cast<uint32_t>(threads_);
   if (f.was_set("coroutines")) c.coroutines_per_thread = static_cast<uint32_t>(coroutines_);
   if (f.was_set("memory-nodes")) c.memory_nodes = static_cast<uint32_t>(memory_nodes_);
   if (f.was_set("adversarial")) c.threads.adversarial = adversarial_;
+  if (std::string e = c.load_cluster_file(); !e.empty()) return e;
   std::string e = c.validate();
   if (!e.empty()) return e;
+  if (c.backend == "verbs") {
+    // Reach every memory node now, so that an unreachable node or a missing
+    // device is a clear message and exit code 1, not a failed invariant deep
+    // inside an experiment.
+    std::string err;
+    if (!make_backend(c, &err)) {
+      std::fprintf(stderr, "latchwork: %s\n", err.c_str());
+      std::exit(kExitCheckFailed);
+    }
+  }
   *out = c;
   return {};
 }

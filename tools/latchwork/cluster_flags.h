@@ -31,6 +31,8 @@ class ClusterFlags {
   ClusterConfig d_;
   std::string config_path_;
   std::string backend_;
+  std::string cluster_;
+  int64_t op_timeout_ms_, connect_timeout_ms_;
   ClusterFlagOptions o_;
   std::string profile_, semantics_, nic_, qp_policy_;
   uint64_t seed_;

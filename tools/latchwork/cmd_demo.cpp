@@ -57,7 +57,12 @@ int cmd_demo(int argc, const char* const* argv) {
   lc.coroutines_per_thread = 4;
   print_latch_header();
   for (LatchKind k : {LatchKind::kExclusive, LatchKind::kReaderWriter, LatchKind::kOptimistic}) {
-    LatchCounterResult r = run_latch_counter(lc, LatchCounterOptions{k, ConsistencyScheme::kVersioning, 4, 200, 20});
+    LatchCounterOptions o;
+    o.kind = k;
+    o.counters = 4;
+    o.ops_per_worker = 200;
+    o.read_percent = 20;
+    LatchCounterResult r = run_latch_counter(lc, o);
     print_latch_row(r);
     std::fflush(stdout);
     if (!r.exact()) expected = false;

@@ -39,9 +39,19 @@ int cmd_latch(int argc, const char* const* argv) {
   f.add_int("ops", &ops, "operations per worker", 1, 1 << 24);
   f.add_int("read-percent", &read_percent, "share of read-only operations", 0, 100);
   f.add_bool("json", &json, "print one JSON object per result");
+  int64_t processes = 1;
+  std::string shared;
+  f.add_int("processes", &processes,
+            "compute processes sharing the counters (verbs backend; start each with the same "
+            "--shared NAME)", 1, 1024);
+  f.add_string("shared", &shared,
+               "name of the counters shared by --processes processes on the memory nodes");
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
+  if (processes > 1 && shared.empty()) return usage_error(f, "--processes needs --shared NAME");
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
+  if (processes > 1 && c.backend != "verbs")
+    return usage_error(f, "--processes > 1 needs --backend verbs (other backends run in one process)");
   std::vector<LatchKind> kinds;
   if (latch == "all") kinds = {LatchKind::kExclusive, LatchKind::kReaderWriter, LatchKind::kOptimistic};
   else {
@@ -54,14 +64,27 @@ int cmd_latch(int argc, const char* const* argv) {
   if (!json) print_latch_header();
   int exit_code = kExitOk;
   for (LatchKind k : kinds) {
-    LatchCounterOptions o{k, s, static_cast<uint32_t>(counters), static_cast<uint32_t>(ops),
-                          static_cast<uint32_t>(read_percent)};
+    LatchCounterOptions o;
+    o.kind = k;
+    o.scheme = s;
+    o.counters = static_cast<uint32_t>(counters);
+    o.ops_per_worker = static_cast<uint32_t>(ops);
+    o.read_percent = static_cast<uint32_t>(read_percent);
+    o.processes = static_cast<uint32_t>(processes);
+    // Each latch kind gets its own records: they differ in layout.
+    if (!shared.empty()) o.shared_name = shared + "/" + to_string(k);
+    o.barrier_timeout_ms = c.verbs.connect_timeout_ms * uint64_t{6};
     set_replay_hint("replay: latchwork latch --latch " + std::string(to_string(k)) + " --seed " +
                     std::to_string(c.seed) + " --profile " + c.semantics_profile);
     LatchCounterResult r = run_latch_counter(c, o);
     if (!r.exact()) exit_code = kExitCheckFailed;
+    if (!r.error.empty()) std::fprintf(stderr, "latchwork latch: %s\n", r.error.c_str());
     if (json) std::printf("%s\n", r.to_json().c_str());
     else print_latch_row(r);
+    if (!json && r.processes > 1)
+      std::printf("  %u processes: counters sum to %llu, the tally of all processes is %llu (%s)\n",
+                  r.processes, static_cast<unsigned long long>(r.counted),
+                  static_cast<unsigned long long>(r.tally), r.counted == r.tally ? "exact" : "NOT exact");
     std::fflush(stdout);
   }
   return exit_code;

@@ -10,10 +10,12 @@ inline constexpr int kExitUsage = 2;
 
 int cmd_torn_read(int argc, const char* const* argv);
 int cmd_litmus(int argc, const char* const* argv);
+int cmd_conformance(int argc, const char* const* argv);
 int cmd_latch(int argc, const char* const* argv);
 int cmd_demo(int argc, const char* const* argv);
 int cmd_config(int argc, const char* const* argv);
 int cmd_perf(int argc, const char* const* argv);
 int cmd_repro(int argc, const char* const* argv);
+int cmd_memnode(int argc, const char* const* argv);
 
 }  // namespace lw::tool

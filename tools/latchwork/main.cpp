@@ -17,9 +17,11 @@ constexpr Command kCommands[] = {
     {"demo", lw::tool::cmd_demo, "a short tour: torn reads per scheme and latch costs (make run)"},
     {"torn-read", lw::tool::cmd_torn_read, "the torn-read experiment of Jasny et al. Fig. 1b"},
     {"litmus", lw::tool::cmd_litmus, "litmus tests of the RDMA semantics contract"},
+    {"conformance", lw::tool::cmd_conformance, "backend conformance suite: verbs results, ordering, misuse, contention"},
     {"latch", lw::tool::cmd_latch, "latch-protected counters: exactness and cost per operation"},
     {"perf", lw::tool::cmd_perf, "perftest-style microbenchmark of READ/WRITE/CAS/FAA on the NIC model"},
     {"repro", lw::tool::cmd_repro, "reproduce the papers' microbenchmark figures: model vs paper, CSV/JSON/PNG"},
+    {"memnode", lw::tool::cmd_memnode, "serve registered memory to verbs-backend compute processes"},
     {"config", lw::tool::cmd_config, "print the resolved cluster config as JSON"},
 };
 
@@ -28,7 +30,8 @@ void print_help() {
       "usage: latchwork <command> [flags]\n\n"
       "Latchwork builds and checks data structures on disaggregated memory accessed with\n"
       "one-sided RDMA. Runs use the deterministic simulator (--backend sim, the default)\n"
-      "or real threads (--backend threads). Every command takes --help.\n\ncommands:\n");
+      "or real threads (--backend threads), or real RDMA NICs (--backend verbs --cluster FILE,\n"
+      "memory nodes being `latchwork memnode` processes). Every command takes --help.\n\ncommands:\n");
   for (const Command& c : kCommands) std::printf("  %-10s  %s\n", c.name, c.summary);
   std::printf("\nexit codes: 0 success, 1 a check failed, 2 bad usage\n");
 }

@@ -20,6 +20,7 @@ enum class Status : uint8_t {
   kFlushed,        // an earlier operation on the queue pair failed (IBV_WC_WR_FLUSH_ERR)
   kRetryExhausted, // a bounded retry loop gave up (latches, not the NIC)
   kUnsupported,    // the backend lacks the capability (e.g. device memory)
+  kTransport,      // the memory node stopped answering: timeout, retries exhausted, link lost
 };
 
 std::string_view to_string(Status s);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "latchwork/base/layout.h"
+#include "latchwork/config/cluster_file.h"
 #include "latchwork/config/nic_profile.h"
 #include "latchwork/config/semantics.h"
 
@@ -47,8 +48,22 @@ struct ThreadsConfig {
   bool adversarial = false;
 };
 
+// The verbs backend: real RDMA NICs through rdma-core, memory nodes being
+// `latchwork memnode` processes listed in a cluster file.
+struct VerbsConfig {
+  std::string cluster_file;        // path; required by the verbs backend
+  ClusterFile cluster;             // its contents, loaded by load_cluster_file()
+  uint32_t connect_timeout_ms = 10'000;  // reach and set up each memory node
+  uint32_t op_timeout_ms = 10'000;       // a work request without completion -> kTransport
+  uint64_t staging_bytes = 8ull << 20;   // registered bounce buffer per thread
+  // A transport failure (memory node gone, retries exhausted) prints what
+  // happened and ends the process with exit code 1; false: the requests
+  // complete with kTransport and the program decides.
+  bool exit_on_transport_error = true;
+};
+
 struct ClusterConfig {
-  std::string backend = "sim";  // sim | threads
+  std::string backend = "sim";  // sim | threads | verbs
   uint32_t compute_nodes = 1;
   uint32_t threads_per_node = 1;
   uint32_t coroutines_per_thread = 1;
@@ -63,6 +78,7 @@ struct ClusterConfig {
   TimingConfig timing;
   NicConfig nic;
   ThreadsConfig threads;
+  VerbsConfig verbs;
 
   // Limits that validation enforces.
   static constexpr uint32_t kMaxNodes = 1024;
@@ -82,6 +98,10 @@ struct ClusterConfig {
   std::string to_json() const;
   static std::string from_json(const std::string& text, ClusterConfig* inout);
   static std::string from_json_file(const std::string& path, ClusterConfig* inout);
+
+  // Backend verbs: reads verbs.cluster_file into verbs.cluster and sets
+  // memory_nodes from it. Returns an error message or "".
+  std::string load_cluster_file();
 
   // Selects a semantics profile by name, replacing all switches.
   std::string set_profile(const std::string& name);

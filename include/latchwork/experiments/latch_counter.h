@@ -33,7 +33,27 @@ struct LatchCounterOptions {
   uint32_t counters = 4;
   uint32_t ops_per_worker = 100;
   uint32_t read_percent = 0;  // share of operations that only read
+  // Several compute processes (verbs backend) may share the counters: each
+  // names the same `shared_name`, they start together at a barrier, every
+  // worker adds its increments to a shared tally, and after a second barrier
+  // each process checks the counters against the tally of all processes.
+  uint32_t processes = 1;
+  std::string shared_name;
+  uint64_t barrier_timeout_ms = 60'000;
 };
+
+// The single-process options in one call.
+inline LatchCounterOptions latch_counter_options(LatchKind kind, ConsistencyScheme scheme,
+                                                 uint32_t counters, uint32_t ops_per_worker,
+                                                 uint32_t read_percent) {
+  LatchCounterOptions o;
+  o.kind = kind;
+  o.scheme = scheme;
+  o.counters = counters;
+  o.ops_per_worker = ops_per_worker;
+  o.read_percent = read_percent;
+  return o;
+}
 
 struct LatchCounterResult {
   std::string latch;
@@ -43,12 +63,18 @@ struct LatchCounterResult {
   uint64_t reads = 0;
   uint64_t torn_reads = 0;  // reads let through that saw A != B
   uint64_t b_mismatches = 0;  // counters whose final A != B
+  uint32_t processes = 1;
+  uint64_t tally = 0;         // increments of all processes (= increments with one)
+  std::string error;          // a barrier or allocation failed; nothing was checked
   uint64_t verbs = 0;
   Nanos elapsed_ns = 0;
   uint64_t trace_hash = 0;
   double wall_seconds = 0;
 
-  bool exact() const { return counted == increments && torn_reads == 0 && b_mismatches == 0; }
+  bool exact() const {
+    return error.empty() && counted == tally && tally >= increments && torn_reads == 0 &&
+           b_mismatches == 0;
+  }
   double ops_per_second() const {
     return elapsed_ns ? 1e9 * static_cast<double>(increments + reads) / static_cast<double>(elapsed_ns) : 0;
   }

@@ -23,6 +23,7 @@ class SimBackend final : public Backend {
 
   std::string_view name() const override { return "sim"; }
   const ClusterConfig& config() const override;
+  Capabilities capabilities() const override { return {.deterministic = true}; }
 
   RemoteAddr allocate(NodeId memory_node, uint64_t bytes, uint64_t align = kCacheLine) override;
   RemoteAddr allocate_device_memory(NodeId memory_node, uint64_t bytes) override;

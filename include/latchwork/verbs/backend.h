@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "latchwork/config/cluster_config.h"
 #include "latchwork/runtime/task.h"
@@ -37,18 +38,44 @@ size_t thread_index(const ClusterConfig& c, const Placement& p);
 // its place, identical on every backend.
 uint64_t worker_seed(uint64_t run_seed, const Placement& p);
 
+// What a backend can do. Code that needs a capability checks it and falls
+// back (e.g. latches in host memory when there is no device memory).
+struct Capabilities {
+  bool device_memory = true;   // allocate_device_memory gives on-chip NIC memory
+  bool masked_atomics = true;  // masked CAS/FAA execute (else they complete kUnsupported)
+  bool cpu_access = true;      // coroutines may run on memory-node threads
+  bool deterministic = false;  // the same seed replays the same run (sim)
+  // An aligned 64-byte line is read and written atomically, as a PCIe NIC
+  // does. Soft-RoCE copies in software and can tear a line: schemes that
+  // rely on line atomicity (FaRM per-line versions) are not safe there.
+  bool line_atomic = true;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
 
   virtual std::string_view name() const = 0;
+  // The run's config; on verbs, memory sizes are those the memory nodes serve.
   virtual const ClusterConfig& config() const = 0;
+  virtual Capabilities capabilities() const { return {}; }
 
   // Allocation is served by the memory node and may also be called from
   // coroutines during run() (see ChunkAllocator). Returns null when full.
   virtual RemoteAddr allocate(NodeId memory_node, uint64_t bytes, uint64_t align = kCacheLine) = 0;
   // On-chip device memory; null when the node has none left.
   virtual RemoteAddr allocate_device_memory(NodeId memory_node, uint64_t bytes) = 0;
+  // Zeroed memory that every process of a run naming `name` on that node
+  // gets at the same address (first caller allocates). Lets compute processes
+  // of a multi-process verbs run share records; in-process backends keep a
+  // map. Null when full, or when `name` exists with a different size.
+  // Host-side, outside run() (the verbs backend also allows it during run()).
+  virtual RemoteAddr allocate_shared(NodeId memory_node, const std::string& name, uint64_t bytes);
+  // Waits until `parties` processes (this one included) reached the barrier
+  // `name`, at most `timeout_ms`. Returns an error message or "". In-process
+  // backends have one party.
+  virtual std::string barrier(const std::string& name, uint32_t parties, uint64_t timeout_ms);
+
   // Host-side set-up and inspection, only outside run().
   virtual void host_write(RemoteAddr dst, const void* src, uint64_t bytes) = 0;
   virtual void host_read(RemoteAddr src, void* dst, uint64_t bytes) = 0;
@@ -66,6 +93,9 @@ class Backend {
 
   // Runs every spawned coroutine to completion.
   virtual RunStats run() = 0;
+
+ private:
+  std::map<std::pair<NodeId, std::string>, std::pair<RemoteAddr, uint64_t>> shared_;
 };
 
 }  // namespace lw

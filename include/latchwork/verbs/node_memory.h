@@ -31,7 +31,13 @@ class NodeMemory {
   NodeMemory(uint64_t host_bytes, uint64_t device_bytes);
 
   // Validates an access as the responder NIC would, without touching memory.
-  Status check(uint64_t offset, uint64_t length, bool atomic) const;
+  Status check(uint64_t offset, uint64_t length, bool atomic) const {
+    return check_access(host_bytes_, device_bytes_, offset, length, atomic);
+  }
+  // The same check for a node of this layout known only by its sizes (the
+  // verbs backend validates before posting, so misuse never breaks a QP).
+  static Status check_access(uint64_t host_bytes, uint64_t device_bytes, uint64_t offset,
+                             uint64_t length, bool atomic);
   Status check(const WorkRequest& wr) const {
     return check(wr.remote.offset(), is_atomic(wr.opcode) ? 8 : wr.length, is_atomic(wr.opcode));
   }

@@ -1,0 +1,33 @@
+// A memory node of the verbs backend: a process that registers a region of
+// memory with the RDMA device and serves it to compute processes. Its CPU
+// only sets up connections (queue pairs over a TCP exchange), answers
+// allocation requests and runs barriers; every data access is one-sided.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "latchwork/config/cluster_file.h"
+
+namespace lw {
+
+struct MemnodeOptions {
+  MemoryNodeAddress listen{"127.0.0.1", 7471};
+  uint64_t bytes = 64ull << 20;    // registered host memory
+  uint64_t device_memory_bytes = 256ull << 10;  // on-chip memory, when the device has it
+  std::string device;              // "" = the first RDMA device
+  uint32_t ib_port = 1;
+  int32_t gid_index = -1;          // -1 = choose (see ClusterFile)
+  std::string huge_pages = "auto"; // auto | on | off
+
+  std::string validate() const;
+};
+
+// Serves until `stop` becomes true. `log` receives one line per event (ready,
+// client connected/left). Returns an error message, or "" after a clean stop.
+std::string run_memnode(const MemnodeOptions& options, const std::atomic<bool>& stop,
+                        const std::function<void(const std::string&)>& log);
+
+}  // namespace lw

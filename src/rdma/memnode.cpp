@@ -1,0 +1,286 @@
+#include "latchwork/rdma/memnode.h"
+
+#include <sys/mman.h>
+
+#include <condition_variable>
+#include <list>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "latchwork/base/layout.h"
+#include "latchwork/verbs/node_memory.h"
+#include "memnode_protocol.h"
+#include "rdma_device.h"
+
+namespace lw {
+
+std::string MemnodeOptions::validate() const {
+  if (listen.port == 0) return "--listen needs a port (HOST:PORT)";
+  if (bytes < (1u << 20) || bytes > (1ull << 40)) return "--size must be in [1 MiB, 1 TiB]";
+  if (huge_pages != "auto" && huge_pages != "on" && huge_pages != "off")
+    return "--huge-pages must be auto, on or off";
+  return {};
+}
+
+namespace rdma {
+namespace {
+
+// The served memory and its bookkeeping, shared by all client sessions.
+struct Region {
+  void* base = nullptr;
+  uint64_t bytes = 0;
+  bool huge = false;
+  ibv_mr* mr = nullptr;
+  ibv_dm* dm = nullptr;
+  ibv_mr* dm_mr = nullptr;
+  uint64_t dm_bytes = 0;
+
+  std::mutex mu;
+  std::condition_variable cv;
+  uint64_t next = NodeMemory::kReservedBytes;
+  uint64_t dm_next = 0;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> shared;  // name -> (offset, bytes)
+  struct Barrier {
+    uint32_t parties = 0, arrived = 0;
+    uint64_t generation = 0;
+  };
+  std::map<std::string, Barrier> barriers;
+};
+
+std::string map_memory(const MemnodeOptions& o, Region* r) {
+  constexpr uint64_t kHuge = 2ull << 20;
+  if (o.huge_pages != "off") {
+    uint64_t len = align_up(o.bytes, kHuge);
+    void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+    if (p != MAP_FAILED) {
+      r->base = p;
+      r->bytes = len;
+      r->huge = true;
+      return {};
+    }
+    if (o.huge_pages == "on")
+      return "--huge-pages on: cannot map " + std::to_string(len) +
+             " bytes of 2 MiB pages (reserve them in /proc/sys/vm/nr_hugepages)";
+  }
+  uint64_t len = align_up(o.bytes, 4096);
+  void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return "cannot map " + std::to_string(len) + " bytes";
+  r->base = p;
+  r->bytes = len;
+  return {};
+}
+
+// One compute process's connection: its queue pairs live as long as it.
+class Session {
+ public:
+  Session(RdmaDevice& dev, ibv_cq* cq, Region& region, TcpChannel ch, const std::atomic<bool>& stop)
+      : dev_(dev), cq_(cq), region_(region), ch_(std::move(ch)), stop_(stop) {}
+  ~Session() {
+    for (ibv_qp* qp : qps_) ibv_destroy_qp(qp);
+  }
+
+  void serve() {
+    for (uint64_t n = 0; n < (1ull << 40) && !stop_.load(); ++n) {
+      json req;
+      std::string e = ch_.receive(&req, 500);
+      if (e == "receive: timed out") continue;  // idle client: check `stop`
+      if (!e.empty()) return;                    // closed or broken: end the session
+      json reply = handle(req);
+      if (!ch_.send(reply, 5000).empty()) return;
+    }
+  }
+  size_t qps() const { return qps_.size(); }
+
+ private:
+  static json fail(const std::string& e) { return {{"ok", false}, {"error", e}}; }
+
+  json handle(const json& req) {
+    const std::string op = req.value("op", "");
+    if (op == kOpHello) return hello();
+    if (op == kOpConnect) return connect(req);
+    if (op == kOpAlloc) return alloc(req);
+    if (op == kOpAllocShared) return alloc_shared(req);
+    if (op == kOpBarrier) return barrier(req);
+    return fail("unknown request \"" + op + "\"");
+  }
+
+  json hello() {
+    return {{"ok", true},
+            {"version", kProtocolVersion},
+            {"device", dev_.name()},
+            {"node_bytes", region_.bytes},
+            {"addr", reinterpret_cast<uint64_t>(region_.base)},
+            {"rkey", region_.mr->rkey},
+            {"dm_bytes", region_.dm_bytes},
+            {"dm_rkey", region_.dm_mr ? region_.dm_mr->rkey : 0}};
+  }
+
+  json connect(const json& req) {
+    auto list = req.find("qps");
+    if (list == req.end() || !list->is_array() || list->empty() || list->size() > 4096)
+      return fail("connect needs 1 to 4096 queue-pair endpoints");
+    json mine = json::array();
+    for (const json& j : *list) {
+      QpEndpoint remote;
+      if (std::string e = QpEndpoint::from_json(j, &remote); !e.empty()) return fail(e);
+      ibv_qp* qp = nullptr;
+      // The responder posts nothing: its send queue only needs room for one.
+      if (std::string e = dev_.create_qp(cq_, 1, &qp); !e.empty()) return fail(e);
+      qps_.push_back(qp);
+      const uint32_t psn = (qp->qp_num * 2654435761u) & 0xffffff;
+      if (std::string e = dev_.connect_qp(qp, psn, remote); !e.empty()) return fail(e);
+      mine.push_back(dev_.endpoint(qp, psn).to_json());
+    }
+    return {{"ok", true}, {"qps", mine}};
+  }
+
+  json alloc(const json& req) {
+    const uint64_t bytes = req.value("bytes", uint64_t{0});
+    const uint64_t align = req.value("align", uint64_t{64});
+    const bool device = req.value("device", false);
+    if (bytes == 0 || align == 0 || (align & (align - 1)) != 0 || align > (1u << 20))
+      return fail("alloc needs bytes > 0 and a power-of-two align up to 1 MiB");
+    std::lock_guard<std::mutex> lock(region_.mu);
+    uint64_t& next = device ? region_.dm_next : region_.next;
+    const uint64_t limit = device ? region_.dm_bytes : region_.bytes;
+    const uint64_t at = align_up(next, align);
+    if (at + bytes > limit || at + bytes < at) return {{"ok", true}, {"offset", 0}};  // full
+    next = at + bytes;
+    return {{"ok", true}, {"offset", device ? NodeMemory::kDeviceBase + at : at}};
+  }
+
+  json alloc_shared(const json& req) {
+    const std::string name = req.value("name", "");
+    const uint64_t bytes = req.value("bytes", uint64_t{0});
+    if (name.empty() || bytes == 0) return fail("alloc_shared needs a name and bytes > 0");
+    {
+      std::lock_guard<std::mutex> lock(region_.mu);
+      if (auto it = region_.shared.find(name); it != region_.shared.end())
+        return {{"ok", true}, {"offset", it->second.second == bytes ? it->second.first : 0}};
+    }
+    json r = alloc({{"bytes", bytes}, {"align", 64}});
+    std::lock_guard<std::mutex> lock(region_.mu);
+    if (auto it = region_.shared.find(name); it != region_.shared.end())  // raced: first wins
+      return {{"ok", true}, {"offset", it->second.second == bytes ? it->second.first : 0}};
+    const uint64_t off = r.value("offset", uint64_t{0});
+    if (off) region_.shared[name] = {off, bytes};  // fresh mmap memory is zero
+    return {{"ok", true}, {"offset", off}};
+  }
+
+  json barrier(const json& req) {
+    const std::string name = req.value("name", "");
+    const uint32_t parties = req.value("parties", 0u);
+    const uint64_t timeout_ms = std::min<uint64_t>(req.value("timeout_ms", uint64_t{10'000}), 3'600'000);
+    if (name.empty() || parties == 0) return fail("barrier needs a name and parties > 0");
+    std::unique_lock<std::mutex> lock(region_.mu);
+    Region::Barrier& b = region_.barriers[name];
+    if (b.arrived == 0) b.parties = parties;
+    if (b.parties != parties)
+      return fail("barrier \"" + name + "\" was entered with " + std::to_string(b.parties) +
+                  " parties, now " + std::to_string(parties));
+    const uint64_t gen = b.generation;
+    if (++b.arrived == b.parties) {
+      b.arrived = 0;
+      ++b.generation;
+      region_.cv.notify_all();
+      return {{"ok", true}};
+    }
+    const bool released = region_.cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
+      return region_.barriers[name].generation != gen || stop_.load();
+    });
+    if (released && region_.barriers[name].generation != gen) return {{"ok", true}};
+    Region::Barrier& still = region_.barriers[name];
+    const uint32_t arrived = still.arrived;
+    --still.arrived;
+    return fail("barrier \"" + name + "\": only " + std::to_string(arrived) + " of " +
+                std::to_string(parties) + " processes arrived within " +
+                std::to_string(timeout_ms) + " ms");
+  }
+
+  RdmaDevice& dev_;
+  ibv_cq* cq_;
+  Region& region_;
+  TcpChannel ch_;
+  const std::atomic<bool>& stop_;
+  std::vector<ibv_qp*> qps_;
+};
+
+}  // namespace
+}  // namespace rdma
+
+std::string run_memnode(const MemnodeOptions& o, const std::atomic<bool>& stop,
+                        const std::function<void(const std::string&)>& log) {
+  using namespace rdma;
+  if (std::string e = o.validate(); !e.empty()) return e;
+  std::unique_ptr<RdmaDevice> dev;
+  if (std::string e = RdmaDevice::open(o.device, o.ib_port, o.gid_index, &dev); !e.empty()) return e;
+  Region region;
+  if (std::string e = map_memory(o, &region); !e.empty()) return e;
+  struct Cleanup {
+    Region& r;
+    ibv_cq* cq = nullptr;
+    ~Cleanup() {
+      if (r.dm_mr) ibv_dereg_mr(r.dm_mr);
+      if (r.dm) ibv_free_dm(r.dm);
+      if (r.mr) ibv_dereg_mr(r.mr);
+      if (cq) ibv_destroy_cq(cq);
+      if (r.base) ::munmap(r.base, r.bytes);
+    }
+  } cleanup{region};
+  region.mr = ibv_reg_mr(dev->pd(), region.base, region.bytes, kRemoteAccess);
+  if (!region.mr) return "cannot register " + std::to_string(region.bytes) + " bytes with " + dev->name() +
+                         " (ibv_reg_mr failed; check `ulimit -l`)";
+  std::string dm_note = "none on this device (fallback: latches in host memory)";
+  if (o.device_memory_bytes > 0 && dev->device_memory_bytes() > 0) {
+    ibv_alloc_dm_attr attr{};
+    attr.length = std::min<uint64_t>(o.device_memory_bytes, dev->device_memory_bytes());
+    region.dm = ibv_alloc_dm(dev->context(), &attr);
+    if (region.dm) {
+      region.dm_mr = ibv_reg_dm_mr(dev->pd(), region.dm, 0, attr.length,
+                                   kRemoteAccess | IBV_ACCESS_ZERO_BASED);
+      std::vector<uint8_t> zeros(attr.length);
+      if (region.dm_mr && ibv_memcpy_to_dm(region.dm, 0, zeros.data(), attr.length) == 0) {
+        region.dm_bytes = attr.length;
+        dm_note = std::to_string(attr.length) + " bytes";
+      }
+    }
+  }
+  cleanup.cq = ibv_create_cq(dev->context(), 16, nullptr, nullptr, 0);
+  if (!cleanup.cq) return "ibv_create_cq failed";
+  int lfd = -1;
+  uint16_t port = 0;
+  if (std::string e = listen_tcp(o.listen, &lfd, &port); !e.empty()) return e;
+  log("memnode: serving " + std::to_string(region.bytes >> 20) + " MiB" +
+      (region.huge ? " (2 MiB pages)" : "") + " on " + dev->name() + " port " +
+      std::to_string(dev->port()) + " gid " + std::to_string(dev->gid_index()) + " at " +
+      o.listen.host + ":" + std::to_string(port) + "; device memory: " + dm_note);
+
+  std::list<std::thread> sessions;
+  std::atomic<uint32_t> live{0};
+  for (uint64_t n = 0; n < (1ull << 40) && !stop.load(); ++n) {
+    pollfd p{lfd, POLLIN, 0};
+    if (::poll(&p, 1, 200) <= 0) continue;
+    int fd = ::accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) continue;
+    live.fetch_add(1);
+    sessions.emplace_back([&, fd] {
+      Session s(*dev, cleanup.cq, region, TcpChannel(fd), stop);
+      s.serve();
+      live.fetch_sub(1);
+    });
+  }
+  ::close(lfd);
+  region.cv.notify_all();
+  for (auto& t : sessions) t.join();
+  log("memnode: stopped");
+  return {};
+}
+
+}  // namespace lw

@@ -1,0 +1,258 @@
+// The verbs backend's set-up (device, memory nodes, queue pairs), its
+// control-plane calls (allocation, barriers) and run().
+#include "latchwork/rdma/verbs_backend.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "latchwork/base/assert.h"
+#include "memnode_protocol.h"
+#include "verbs_impl.h"
+
+namespace lw {
+
+using rdma::json;
+
+Status VerbsBackend::Impl::check(const WorkRequest& wr) const {
+  const NodeId n = wr.remote.node();
+  if (n >= nodes.size()) return Status::kWrongNode;
+  const rdma::RemoteNode& r = *nodes[n];
+  const bool atomic = is_atomic(wr.opcode);
+  Status s = NodeMemory::check_access(r.node_bytes, r.dm_bytes, wr.remote.offset(),
+                                      atomic ? 8 : wr.length, atomic);
+  if (s != Status::kOk) return s;
+  if (!atomic && wr.local == nullptr) return Status::kBadLength;
+  if (wr.opcode == Opcode::kMaskedCas || wr.opcode == Opcode::kMaskedFaa) return Status::kUnsupported;
+  // A transfer must fit the thread's bounce buffer.
+  if (!atomic && wr.length > cfg.verbs.staging_bytes) return Status::kBadLength;
+  return Status::kOk;
+}
+
+void VerbsBackend::Impl::transport_error(const std::string& what) {
+  {
+    std::lock_guard<std::mutex> lock(error_mu);
+    ++transport_errors;
+    if (first_error.empty()) first_error = what;
+  }
+  if (cfg.verbs.exit_on_transport_error) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "latchwork: verbs backend: %s; the run is aborted\n", what.c_str());
+    std::fflush(stderr);
+    std::_Exit(1);  // other threads may be mid-post: do not run destructors under them
+  }
+}
+
+VerbsBackend::VerbsBackend(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+VerbsBackend::~VerbsBackend() = default;
+
+std::unique_ptr<VerbsBackend> VerbsBackend::connect(const ClusterConfig& config, std::string* error) {
+  auto fail = [&](const std::string& e) -> std::unique_ptr<VerbsBackend> {
+    if (error) *error = e;
+    return nullptr;
+  };
+  if (std::string e = config.validate(); !e.empty()) return fail(e);
+  auto impl = std::make_unique<Impl>();
+  Impl& s = *impl;
+  s.cfg = config;
+  const ClusterFile& cf = config.verbs.cluster;
+  const uint32_t timeout = config.verbs.connect_timeout_ms;
+  if (std::string e = rdma::RdmaDevice::open(cf.device, cf.ib_port, cf.gid_index, &s.device); !e.empty())
+    return fail(e);
+  for (size_t i = 0; i < cf.memory_nodes.size(); ++i) {
+    auto node = std::make_unique<rdma::RemoteNode>();
+    node->address = cf.memory_nodes[i];
+    const std::string who = "memory node " + std::to_string(i) + " (" + node->address.to_string() + ")";
+    if (std::string e = rdma::TcpChannel::connect(node->address, timeout, &node->channel); !e.empty())
+      return fail(e);
+    json reply;
+    if (std::string e = node->channel.call({{"op", rdma::kOpHello}}, &reply, timeout); !e.empty())
+      return fail(who + ": " + e);
+    if (reply.value("version", 0u) != rdma::kProtocolVersion)
+      return fail(who + " speaks protocol " + std::to_string(reply.value("version", 0u)) +
+                  ", this build " + std::to_string(rdma::kProtocolVersion));
+    node->base_addr = reply.value("addr", uint64_t{0});
+    node->rkey = reply.value("rkey", 0u);
+    node->node_bytes = reply.value("node_bytes", uint64_t{0});
+    node->dm_bytes = reply.value("dm_bytes", uint64_t{0});
+    node->dm_rkey = reply.value("dm_rkey", 0u);
+    if (node->node_bytes <= NodeMemory::kReservedBytes || node->base_addr == 0)
+      return fail(who + " announced no memory");
+    s.nodes.push_back(std::move(node));
+  }
+  // The config describes the cluster as it is: memory sizes come from the
+  // memory nodes (the smallest, when they differ).
+  s.cfg.memory_node_bytes = s.nodes[0]->node_bytes;
+  s.cfg.device_memory_bytes = s.nodes[0]->dm_bytes;
+  for (const auto& n : s.nodes) {
+    s.cfg.memory_node_bytes = std::min(s.cfg.memory_node_bytes, n->node_bytes);
+    s.cfg.device_memory_bytes = std::min(s.cfg.device_memory_bytes, n->dm_bytes);
+  }
+  // One engine per compute thread, and one for host-side set-up.
+  const uint64_t engines = config.total_compute_threads() + 1;
+  for (uint64_t t = 0; t < engines; ++t) {
+    auto e = std::make_unique<rdma::Engine>(&s, static_cast<uint32_t>(t));
+    if (std::string err = e->init(*s.device, static_cast<uint32_t>(s.nodes.size()), config.queue_depth,
+                                  config.verbs.staging_bytes);
+        !err.empty())
+      return fail(err);
+    s.engines.push_back(std::move(e));
+  }
+  for (NodeId n = 0; n < s.nodes.size(); ++n) {
+    json qps = json::array();
+    for (auto& e : s.engines) qps.push_back(s.device->endpoint(e->queue(n).qp, e->queue(n).psn).to_json());
+    json reply;
+    const std::string who = "memory node " + std::to_string(n) + " (" + s.nodes[n]->address.to_string() + ")";
+    if (std::string e = s.nodes[n]->channel.call({{"op", rdma::kOpConnect}, {"qps", qps}}, &reply, timeout);
+        !e.empty())
+      return fail(who + ": connecting queue pairs: " + e);
+    const json& theirs = reply["qps"];
+    if (!theirs.is_array() || theirs.size() != s.engines.size()) return fail(who + ": malformed connect reply");
+    for (size_t i = 0; i < s.engines.size(); ++i) {
+      rdma::QpEndpoint remote;
+      if (std::string e = rdma::QpEndpoint::from_json(theirs[i], &remote); !e.empty()) return fail(who + ": " + e);
+      rdma::SendQueue& q = s.engines[i]->queue(n);
+      if (std::string e = s.device->connect_qp(q.qp, q.psn, remote); !e.empty()) return fail(who + ": " + e);
+    }
+  }
+  return std::unique_ptr<VerbsBackend>(new VerbsBackend(std::move(impl)));
+}
+
+const ClusterConfig& VerbsBackend::config() const { return impl_->cfg; }
+
+Capabilities VerbsBackend::capabilities() const {
+  bool dm = true;
+  for (const auto& n : impl_->nodes) dm = dm && n->dm_bytes > 0;
+  // Software RDMA (rxe, siw) copies with the CPU, byte ranges at a time.
+  const std::string& dev = impl_->device->name();
+  const bool software = dev.rfind("rxe", 0) == 0 || dev.rfind("siw", 0) == 0;
+  return {.device_memory = dm, .masked_atomics = false, .cpu_access = false,
+          .deterministic = false, .line_atomic = !software};
+}
+
+namespace {
+
+// One control-plane request to a memory node; a failure is a transport error.
+json call(VerbsBackend::Impl& s, NodeId node, const json& request, uint64_t timeout_ms, std::string* err) {
+  rdma::RemoteNode& r = *s.nodes[node];
+  std::lock_guard<std::mutex> lock(r.channel_mu);
+  json reply;
+  *err = r.channel.call(request, &reply, static_cast<uint32_t>(timeout_ms));
+  return reply;
+}
+
+}  // namespace
+
+namespace {
+
+// An allocation request; the memory node answers offset 0 when full.
+RemoteAddr allocation(VerbsBackend::Impl& s, NodeId node, const json& request) {
+  std::string err;
+  json r = call(s, node, request, s.cfg.verbs.connect_timeout_ms, &err);
+  if (!err.empty()) {
+    s.transport_error("memory node " + std::to_string(node) + ": " + request.value("op", "") +
+                      " failed: " + err);
+    return {};
+  }
+  const uint64_t off = r.value("offset", uint64_t{0});
+  return off ? RemoteAddr(node, off) : RemoteAddr();
+}
+
+}  // namespace
+
+RemoteAddr VerbsBackend::allocate(NodeId node, uint64_t bytes, uint64_t align) {
+  if (node >= impl_->nodes.size() || bytes == 0) return {};
+  return allocation(*impl_, node, {{"op", rdma::kOpAlloc}, {"bytes", bytes}, {"align", align}});
+}
+
+RemoteAddr VerbsBackend::allocate_device_memory(NodeId node, uint64_t bytes) {
+  if (node >= impl_->nodes.size() || impl_->nodes[node]->dm_bytes == 0 || bytes == 0) return {};
+  return allocation(*impl_, node,
+                    {{"op", rdma::kOpAlloc}, {"bytes", bytes}, {"align", 8}, {"device", true}});
+}
+
+RemoteAddr VerbsBackend::allocate_shared(NodeId node, const std::string& name, uint64_t bytes) {
+  if (node >= impl_->nodes.size() || bytes == 0) return {};
+  return allocation(*impl_, node, {{"op", rdma::kOpAllocShared}, {"name", name}, {"bytes", bytes}});
+}
+
+std::string VerbsBackend::barrier(const std::string& name, uint32_t parties, uint64_t timeout_ms) {
+  Impl& s = *impl_;
+  std::string err;
+  // Memory node 0 keeps the barriers; the reply may take the whole timeout.
+  call(s, 0, {{"op", rdma::kOpBarrier}, {"name", name}, {"parties", parties}, {"timeout_ms", timeout_ms}},
+       timeout_ms + 5000, &err);
+  return err;
+}
+
+void VerbsBackend::host_write(RemoteAddr dst, const void* src, uint64_t bytes) {
+  const uint64_t chunk = std::min<uint64_t>(impl_->cfg.verbs.staging_bytes / 2, 1u << 20);
+  const auto* p = static_cast<const std::byte*>(src);
+  for (uint64_t done = 0; done < bytes;) {
+    const uint32_t len = static_cast<uint32_t>(std::min(chunk, bytes - done));
+    WorkRequest wr{.opcode = Opcode::kWrite, .length = len, .remote = dst + done,
+                   .local = const_cast<std::byte*>(p + done)};
+    Status st = impl_->host_engine().post_and_wait(wr);
+    LW_CHECK_MSG(st == Status::kOk, "host write of " + std::to_string(len) + " bytes at " +
+                                        (dst + done).to_string() + ": " + std::string(to_string(st)));
+    done += len;
+  }
+}
+
+void VerbsBackend::host_read(RemoteAddr src, void* dst, uint64_t bytes) {
+  const uint64_t chunk = std::min<uint64_t>(impl_->cfg.verbs.staging_bytes / 2, 1u << 20);
+  auto* p = static_cast<std::byte*>(dst);
+  for (uint64_t done = 0; done < bytes;) {
+    const uint32_t len = static_cast<uint32_t>(std::min(chunk, bytes - done));
+    WorkRequest wr{.opcode = Opcode::kRead, .length = len, .remote = src + done, .local = p + done};
+    Status st = impl_->host_engine().post_and_wait(wr);
+    LW_CHECK_MSG(st == Status::kOk, "host read of " + std::to_string(len) + " bytes at " +
+                                        (src + done).to_string() + ": " + std::string(to_string(st)));
+    done += len;
+  }
+}
+
+void VerbsBackend::spawn(Placement p, WorkerMain main) {
+  Impl& s = *impl_;
+  LW_CHECK_MSG(!s.ran, "spawn after run");
+  LW_CHECK_MSG(!p.on_memory_node(), "the verbs backend runs no coroutines on memory nodes");
+  rdma::Engine* e = s.engines[thread_index(s.cfg, p)].get();
+  auto co = std::make_unique<rdma::Coroutine>(e, p, worker_seed(s.cfg.seed, p), std::move(main));
+  co->task = co->main(co->worker);
+  co->resume_point = co->task.handle();
+  e->add(co.get());
+  s.coroutines.push_back(std::move(co));
+}
+
+RunStats VerbsBackend::run() {
+  Impl& s = *impl_;
+  LW_CHECK_MSG(!s.ran, "a VerbsBackend runs once");
+  s.ran = true;
+  s.start = std::chrono::steady_clock::now();
+  std::vector<std::thread> running;
+  for (size_t i = 0; i + 1 < s.engines.size(); ++i)
+    if (s.engines[i]->has_coroutines()) running.emplace_back([e = s.engines[i].get()] { e->run(); });
+  for (auto& t : running) t.join();
+  RunStats stats;
+  const auto wall = std::chrono::steady_clock::now() - s.start;
+  stats.elapsed_ns = static_cast<Nanos>(std::chrono::duration_cast<std::chrono::nanoseconds>(wall).count());
+  stats.wall_seconds = std::chrono::duration<double>(wall).count();
+  rdma::EngineStats sum;
+  for (size_t i = 0; i + 1 < s.engines.size(); ++i) {
+    const rdma::EngineStats& e = s.engines[i]->stats();
+    sum.verbs += e.verbs;
+    sum.doorbells += e.doorbells;
+    sum.empty_polls += e.empty_polls;
+    sum.room_waits += e.room_waits;
+    sum.flushes += e.flushes;
+  }
+  stats.verbs = sum.verbs;
+  stats.counters["verbs.doorbells"] = static_cast<double>(sum.doorbells);
+  stats.counters["verbs.empty_polls"] = static_cast<double>(sum.empty_polls);
+  stats.counters["verbs.room_waits"] = static_cast<double>(sum.room_waits);
+  stats.counters["verbs.flushes"] = static_cast<double>(sum.flushes);
+  stats.counters["verbs.transport_errors"] = static_cast<double>(s.transport_errors);
+  return stats;
+}
+
+}  // namespace lw

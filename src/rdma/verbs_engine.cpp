@@ -1,0 +1,398 @@
+// The per-thread engine of the verbs backend: posting, passive completion of
+// unsignaled requests, the bounce buffer, deadlines and the coroutine loop.
+#include <sched.h>
+
+#include <cstring>
+#include <thread>
+
+#include "latchwork/base/assert.h"
+#include "verbs_impl.h"
+
+namespace lw::rdma {
+
+namespace {
+
+constexpr int kSeqBits = 48;
+constexpr uint64_t kSeqMask = (uint64_t{1} << kSeqBits) - 1;
+constexpr uint64_t kDeadlineCheckMs = 10;
+
+uint64_t make_wr_id(NodeId node, uint64_t seq) { return (uint64_t{node} << kSeqBits) | (seq & kSeqMask); }
+
+Status status_of(ibv_wc_status s) {
+  switch (s) {
+    case IBV_WC_SUCCESS: return Status::kOk;
+    case IBV_WC_REM_ACCESS_ERR: return Status::kOutOfBounds;
+    case IBV_WC_REM_INV_REQ_ERR: return Status::kMisaligned;
+    case IBV_WC_WR_FLUSH_ERR: return Status::kFlushed;
+    default: return Status::kTransport;
+  }
+}
+
+}  // namespace
+
+Engine::~Engine() {
+  for (SendQueue& q : queues_)
+    if (q.qp) ibv_destroy_qp(q.qp);
+  if (cq_) ibv_destroy_cq(cq_);
+}
+
+std::string Engine::init(RdmaDevice& dev, uint32_t nodes, uint32_t depth, uint64_t staging_bytes) {
+  // Every request can complete with an entry (flushed ones do), plus flushes.
+  const int cqe = static_cast<int>(std::min<uint64_t>(uint64_t{depth} * nodes + 64,
+                                                      static_cast<uint64_t>(dev.attr().max_cqe)));
+  cq_ = ibv_create_cq(dev.context(), cqe, nullptr, nullptr, 0);
+  if (!cq_) return "ibv_create_cq(" + std::to_string(cqe) + ") failed";
+  queues_.resize(nodes);
+  for (uint32_t n = 0; n < nodes; ++n) {
+    SendQueue& q = queues_[n];
+    if (std::string e = dev.create_qp(cq_, depth, &q.qp); !e.empty()) return e;
+    q.psn = (q.qp->qp_num * 2654435761u + index_) & 0xffffff;
+    q.ring.resize(depth);
+  }
+  return staging_.init(dev.pd(), staging_bytes);
+}
+
+bool Engine::post(WorkRequest* wrs, uint32_t n, Coroutine* waiter, bool fire_and_forget,
+                  uint64_t* last_seq) {
+  const ClusterConfig& cfg = backend_->cfg;
+  if (n > cfg.queue_depth || n > Batch::kMax) {
+    for (uint32_t i = 0; i < n; ++i) wrs[i].status = Status::kQueueFull;
+    return false;
+  }
+  int last_valid = -1;
+  uint32_t valid = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    wrs[i].old_value = 0;
+    wrs[i].status = backend_->check(wrs[i]);
+    if (wrs[i].status == Status::kOk) {
+      last_valid = static_cast<int>(i);
+      ++valid;
+    }
+  }
+  if (last_valid < 0) return false;
+  const NodeId node = wrs[last_valid].remote.node();
+  SendQueue& q = queues_[node];
+  auto reject = [&](Status s) {
+    for (uint32_t i = 0; i < n; ++i)
+      if (wrs[i].status == Status::kOk) wrs[i].status = s;
+    return false;
+  };
+  if (q.failed != Status::kOk || !wait_for_room(node, valid)) return reject(Status::kTransport);
+
+  ibv_send_wr swr[Batch::kMax];
+  ibv_sge sge[Batch::kMax];
+  uint64_t taken[Batch::kMax];
+  uint32_t k = 0;
+  uint64_t signaled_upto = 0;
+  const uint32_t force_every = std::max<uint32_t>(1, cfg.queue_depth / 4);
+  const RemoteNode& r = *backend_->nodes[node];
+  for (uint32_t i = 0; i < n; ++i) {
+    WorkRequest& wr = wrs[i];
+    if (wr.status != Status::kOk) continue;
+    LW_CHECK_MSG(wr.remote.node() == node, "a submit spans memory nodes");
+    const bool atomic = is_atomic(wr.opcode);
+    const uint32_t len = atomic ? 8 : wr.length;
+    if (!take_staging(len, &taken[k])) {
+      for (uint32_t j = 0; j < k; ++j) staging_.give_back(taken[j]);
+      return reject(Status::kTransport);
+    }
+    Entry& e = q.at(q.head + k);
+    e = Entry{};
+    if (fire_and_forget) {
+      e.copy = wr;
+      e.wr = &e.copy;
+    } else {
+      e.wr = &wr;
+    }
+    e.staging = taken[k];
+    e.has_staging = true;
+    e.posted_ms = monotonic_ms();
+    if (fire_and_forget) e.signaled = q.unsignaled_run + 1 >= force_every;
+    else e.signaled = static_cast<int>(i) == last_valid || wr.signaled;
+    if (static_cast<int>(i) == last_valid && !fire_and_forget) e.waiter = waiter;
+    q.unsignaled_run = e.signaled ? 0 : q.unsignaled_run + 1;
+    if (e.signaled) signaled_upto = q.head + k + 1;
+    if (wr.opcode == Opcode::kWrite) std::memcpy(staging_.at(taken[k]), wr.local, len);
+
+    sge[k] = {staging_.addr(taken[k]), len, staging_.lkey()};
+    ibv_send_wr& s = swr[k];
+    s = {};
+    s.wr_id = make_wr_id(node, q.head + k);
+    s.sg_list = &sge[k];
+    s.num_sge = 1;
+    s.send_flags = (e.signaled ? IBV_SEND_SIGNALED : 0) | (wr.fence ? IBV_SEND_FENCE : 0);
+    const uint64_t off = wr.remote.offset();
+    const bool device = off >= NodeMemory::kDeviceBase;
+    const uint64_t raddr = device ? off - NodeMemory::kDeviceBase : r.base_addr + off;
+    const uint32_t rkey = device ? r.dm_rkey : r.rkey;
+    switch (wr.opcode) {
+      case Opcode::kRead: s.opcode = IBV_WR_RDMA_READ; break;
+      case Opcode::kWrite: s.opcode = IBV_WR_RDMA_WRITE; break;
+      case Opcode::kCas: s.opcode = IBV_WR_ATOMIC_CMP_AND_SWP; break;
+      case Opcode::kFaa: s.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD; break;
+      default: LW_CHECK_MSG(false, "masked atomics pass check() on verbs");
+    }
+    if (atomic) {
+      s.wr.atomic.remote_addr = raddr;
+      s.wr.atomic.rkey = rkey;
+      s.wr.atomic.compare_add = wr.opcode == Opcode::kCas ? wr.compare : wr.operand;
+      s.wr.atomic.swap = wr.operand;
+    } else {
+      s.wr.rdma.remote_addr = raddr;
+      s.wr.rdma.rkey = rkey;
+    }
+    if (k > 0) swr[k - 1].next = &s;
+    ++k;
+  }
+  ibv_send_wr* bad = nullptr;
+  if (int rc = ibv_post_send(q.qp, &swr[0], &bad); rc != 0) {
+    for (uint32_t j = 0; j < k; ++j) staging_.give_back(taken[j]);
+    fail_queue(node, Status::kTransport, std::string("ibv_post_send failed: ") + std::strerror(rc));
+    return reject(Status::kTransport);
+  }
+  q.head += k;
+  q.last_signaled = std::max(q.last_signaled, signaled_upto);
+  if (last_seq) *last_seq = q.head - 1;
+  stats_.verbs += k;
+  stats_.doorbells += 1;
+  return true;
+}
+
+Status Engine::post_and_wait(WorkRequest& wr) {
+  wr.signaled = true;
+  uint64_t seq = 0;
+  if (!post(&wr, 1, nullptr, false, &seq)) return wr.status;
+  SendQueue& q = queues_[wr.remote.node()];
+  const uint64_t deadline = monotonic_ms() + backend_->cfg.verbs.op_timeout_ms + kDeadlineCheckMs;
+  uint32_t idle_rounds = 0;
+  while (q.tail <= seq) {
+    if (progress() == 0) idle(&idle_rounds);
+    check_deadlines();
+    LW_CHECK_MSG(monotonic_ms() <= deadline + 1000, "post_and_wait outlived its deadline");
+  }
+  return wr.status;
+}
+
+int Engine::progress() {
+  ibv_wc wc[32];
+  const int got = ibv_poll_cq(cq_, 32, wc);
+  if (got < 0) {
+    for (NodeId n = 0; n < queues_.size(); ++n)
+      if (queues_[n].outstanding()) fail_queue(n, Status::kTransport, "ibv_poll_cq failed");
+    return 0;
+  }
+  for (int i = 0; i < got; ++i) {
+    const NodeId node = static_cast<NodeId>(wc[i].wr_id >> kSeqBits);
+    LW_CHECK(node < queues_.size());
+    SendQueue& q = queues_[node];
+    // Sequences are dense: recover the full one from its low bits.
+    const uint64_t seq = q.tail + (((wc[i].wr_id & kSeqMask) - (q.tail & kSeqMask)) & kSeqMask);
+    if (seq >= q.head) continue;  // a late completion of a queue already failed
+    if (wc[i].status == IBV_WC_SUCCESS) {
+      retire(node, seq);
+    } else {
+      if (seq > q.tail) retire(node, seq - 1);  // RC completes in order: those succeeded
+      fail_queue(node, status_of(wc[i].status),
+                 describe_wc_status(wc[i].status) + " on " + to_string(q.at(seq).wr ? q.at(seq).wr->opcode : Opcode::kRead));
+    }
+  }
+  if (got == 0) ++stats_.empty_polls;
+  return got;
+}
+
+void Engine::retire(NodeId node, uint64_t seq) {
+  SendQueue& q = queues_[node];
+  LW_CHECK(seq >= q.tail && seq < q.head);
+  for (uint64_t s = q.tail; s <= seq; ++s) {
+    Entry& e = q.at(s);
+    if (WorkRequest* wr = e.wr) {
+      wr->status = Status::kOk;
+      if (wr->opcode == Opcode::kRead) std::memcpy(wr->local, staging_.at(e.staging), wr->length);
+      else if (is_atomic(wr->opcode)) std::memcpy(&wr->old_value, staging_.at(e.staging), 8);
+    }
+    if (e.has_staging) staging_.give_back(e.staging);
+    if (e.waiter) make_ready(e.waiter);
+    e = Entry{};
+  }
+  q.tail = seq + 1;
+}
+
+void Engine::fail_queue(NodeId node, Status first, const std::string& why) {
+  SendQueue& q = queues_[node];
+  for (uint64_t s = q.tail; s < q.head; ++s) {
+    Entry& e = q.at(s);
+    if (e.wr) e.wr->status = s == q.tail ? first : Status::kFlushed;
+    if (e.has_staging) staging_.give_back(e.staging);
+    if (e.waiter) make_ready(e.waiter);
+    e = Entry{};
+  }
+  q.tail = q.head;
+  q.failed = Status::kTransport;
+  const RemoteNode& r = *backend_->nodes[node];
+  backend_->transport_error("memory node " + std::to_string(node) + " (" + r.address.to_string() +
+                            "): " + why);
+}
+
+void Engine::check_deadlines() {
+  const uint64_t now = monotonic_ms();
+  if (now < last_deadline_check_ms_ + kDeadlineCheckMs) return;
+  last_deadline_check_ms_ = now;
+  const uint64_t limit = backend_->cfg.verbs.op_timeout_ms;
+  for (NodeId n = 0; n < queues_.size(); ++n) {
+    SendQueue& q = queues_[n];
+    // Only requests a signaled one covers can be late; a trailing unsignaled
+    // request completes when the next signaled one does.
+    if (q.outstanding() == 0 || q.last_signaled <= q.tail) continue;
+    if (now - q.at(q.tail).posted_ms > limit)
+      fail_queue(n, Status::kTransport,
+                 "no completion within " + std::to_string(limit) + " ms (is the memory node alive?)");
+  }
+}
+
+void Engine::flush(NodeId node) {
+  SendQueue& q = queues_[node];
+  if (q.failed != Status::kOk || q.outstanding() >= q.ring.size()) return;
+  Entry& e = q.at(q.head);
+  e = Entry{};
+  e.signaled = true;
+  e.posted_ms = monotonic_ms();
+  ibv_sge sge{staging_.addr(staging_.flush_area()), 8, staging_.lkey()};
+  ibv_send_wr s{};
+  s.wr_id = make_wr_id(node, q.head);
+  s.sg_list = &sge;
+  s.num_sge = 1;
+  s.opcode = IBV_WR_RDMA_READ;
+  s.send_flags = IBV_SEND_SIGNALED;
+  s.wr.rdma.remote_addr = backend_->nodes[node]->base_addr;  // offset 0: always registered
+  s.wr.rdma.rkey = backend_->nodes[node]->rkey;
+  ibv_send_wr* bad = nullptr;
+  if (int rc = ibv_post_send(q.qp, &s, &bad); rc != 0) {
+    fail_queue(node, Status::kTransport, std::string("ibv_post_send (flush) failed: ") + std::strerror(rc));
+    return;
+  }
+  ++q.head;
+  q.last_signaled = q.head;
+  q.unsignaled_run = 0;
+  ++stats_.flushes;
+}
+
+bool Engine::wait_for_room(NodeId node, uint32_t n) {
+  SendQueue& q = queues_[node];
+  if (q.outstanding() + n <= q.ring.size()) return true;
+  ++stats_.room_waits;
+  uint32_t idle_rounds = 0;
+  const uint64_t deadline = monotonic_ms() + backend_->cfg.verbs.op_timeout_ms + kDeadlineCheckMs;
+  while (q.failed == Status::kOk && q.outstanding() + n > q.ring.size()) {
+    if (q.last_signaled < q.head) flush(node);  // trailing unsignaled requests need a signal
+    if (progress() == 0) idle(&idle_rounds);
+    check_deadlines();
+    if (monotonic_ms() > deadline + 1000) {
+      fail_queue(node, Status::kTransport, "send queue stayed full past the operation timeout");
+    }
+  }
+  return q.failed == Status::kOk;
+}
+
+bool Engine::take_staging(uint64_t len, uint64_t* offset) {
+  if (staging_.take(len, offset)) return true;
+  ++stats_.room_waits;
+  uint32_t idle_rounds = 0;
+  const uint64_t deadline = monotonic_ms() + backend_->cfg.verbs.op_timeout_ms + kDeadlineCheckMs;
+  while (!staging_.take(len, offset)) {
+    for (NodeId n = 0; n < queues_.size(); ++n)
+      if (queues_[n].outstanding() && queues_[n].last_signaled < queues_[n].head) flush(n);
+    if (progress() == 0) idle(&idle_rounds);
+    check_deadlines();
+    if (monotonic_ms() > deadline + 1000) return false;
+  }
+  return true;
+}
+
+void Engine::drain() {
+  uint32_t idle_rounds = 0;
+  const uint64_t deadline = monotonic_ms() + backend_->cfg.verbs.op_timeout_ms + kDeadlineCheckMs;
+  for (;;) {
+    bool busy = false;
+    for (NodeId n = 0; n < queues_.size(); ++n) {
+      SendQueue& q = queues_[n];
+      if (!q.outstanding()) continue;
+      busy = true;
+      if (q.last_signaled < q.head) flush(n);
+    }
+    if (!busy) return;
+    if (progress() == 0) idle(&idle_rounds);
+    check_deadlines();
+    LW_CHECK_MSG(monotonic_ms() <= deadline + 1000, "drain outlived its deadline");
+  }
+}
+
+void Engine::idle(uint32_t* rounds) {
+  // Spin briefly (a completion is usually microseconds away), then yield,
+  // then sleep: Soft-RoCE does its work on the same CPUs.
+  ++*rounds;
+  if (*rounds < 64) return;
+  if (*rounds < 2000) {
+    sched_yield();
+    return;
+  }
+  std::this_thread::sleep_for(std::chrono::microseconds(20));
+}
+
+void Engine::run() {
+  size_t finished = 0;
+  uint32_t idle_rounds = 0;
+  while (finished < coroutines_.size()) {
+    const int handled = progress();
+    check_deadlines();
+    if (!sleepers_.empty()) {
+      const Nanos now = backend_->now();
+      for (size_t i = 0; i < sleepers_.size();) {
+        if (sleepers_[i]->wake_at <= now) {
+          ready_.push_back(sleepers_[i]);
+          sleepers_[i] = sleepers_.back();
+          sleepers_.pop_back();
+        } else {
+          ++i;
+        }
+      }
+    }
+    if (ready_.empty()) {
+      if (handled == 0) idle(&idle_rounds);
+      continue;
+    }
+    idle_rounds = 0;
+    for (size_t k = ready_.size(); k > 0 && !ready_.empty(); --k) {
+      Coroutine* c = ready_.front();
+      ready_.pop_front();
+      std::exchange(c->resume_point, {}).resume();
+      if (c->task.done()) ++finished;
+      else LW_CHECK_MSG(c->resume_point, "a coroutine suspended on something else than Latchwork");
+    }
+  }
+  drain();
+}
+
+bool Coroutine::submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) {
+  const bool posted = engine->post(wrs, n, waiter ? this : nullptr, !waiter);
+  if (!waiter) return false;
+  resume_point = waiter;
+  // Nothing in flight: resume from the scheduler, which keeps the stack flat.
+  if (!posted) engine->make_ready(this);
+  return true;
+}
+
+bool Coroutine::sleep(Nanos ns, std::coroutine_handle<> waiter) {
+  resume_point = waiter;
+  wake_at = now() + ns;
+  engine->add_sleeper(this);
+  return true;
+}
+
+bool Coroutine::cpu_access(CpuAccess* op, std::coroutine_handle<>) {
+  op->status = Status::kUnsupported;  // memory nodes run no coroutines on verbs
+  return false;
+}
+
+Nanos Coroutine::now() const { return engine->backend()->now(); }
+
+}  // namespace lw::rdma

@@ -1,0 +1,173 @@
+// Internals of the verbs backend shared by its connection set-up
+// (verbs_backend.cpp) and its per-thread engine (verbs_engine.cpp).
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include <chrono>
+#include <coroutine>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "latchwork/rdma/verbs_backend.h"
+#include "latchwork/verbs/node_memory.h"
+#include "rdma_device.h"
+#include "staging_ring.h"
+#include "tcp_channel.h"
+
+namespace lw {
+namespace rdma {
+
+// A memory node as the compute process sees it.
+struct RemoteNode {
+  MemoryNodeAddress address;
+  TcpChannel channel;
+  std::mutex channel_mu;  // allocation may come from several threads
+  uint64_t base_addr = 0;
+  uint32_t rkey = 0;
+  uint64_t node_bytes = 0;
+  uint64_t dm_bytes = 0;
+  uint32_t dm_rkey = 0;
+};
+
+class Engine;
+
+// One coroutine: the WorkerPort the verbs API talks to.
+struct Coroutine final : WorkerPort {
+  Coroutine(Engine* e, Placement p, uint64_t seed, WorkerMain m)
+      : engine(e), worker(this, p, seed), main(std::move(m)) {}
+  bool submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) override;
+  bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
+  bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
+  void charge_cpu(Nanos) override {}  // real CPU time passes by itself
+  Nanos now() const override;
+
+  Engine* engine;
+  Worker worker;
+  WorkerMain main;
+  Task<void> task;
+  std::coroutine_handle<> resume_point;
+  Nanos wake_at = 0;
+};
+
+// A posted request until it retires.
+struct Entry {
+  WorkRequest* wr = nullptr;  // null for internal flush READs
+  WorkRequest copy;           // fire-and-forget requests own their copy
+  Coroutine* waiter = nullptr;
+  uint64_t staging = 0;
+  bool has_staging = false;
+  bool signaled = false;
+  uint64_t posted_ms = 0;
+};
+
+// One RC queue pair to one memory node, with its requests in posting order.
+struct SendQueue {
+  ibv_qp* qp = nullptr;
+  uint32_t psn = 0;
+  std::vector<Entry> ring;  // queue_depth entries, indexed by sequence % depth
+  uint64_t head = 0;        // next sequence to post
+  uint64_t tail = 0;        // oldest not retired
+  uint64_t last_signaled = 0;  // 1 + sequence of the newest signaled entry, 0 none
+  uint32_t unsignaled_run = 0;
+  Status failed = Status::kOk;
+
+  uint64_t outstanding() const { return head - tail; }
+  Entry& at(uint64_t seq) { return ring[seq % ring.size()]; }
+};
+
+struct EngineStats {
+  uint64_t verbs = 0, doorbells = 0, empty_polls = 0, room_waits = 0, flushes = 0;
+};
+
+// A compute thread's verbs machinery: CQ, a QP per memory node, staging,
+// and the coroutines it runs. Used by one OS thread at a time.
+class Engine {
+ public:
+  Engine(VerbsBackend::Impl* backend, uint32_t index) : backend_(backend), index_(index) {}
+  ~Engine();
+
+  std::string init(RdmaDevice& dev, uint32_t nodes, uint32_t depth, uint64_t staging_bytes);
+  SendQueue& queue(NodeId node) { return queues_[node]; }
+
+  // Posts the valid requests of `wrs` (the others complete at once with
+  // their Status). With a waiter the last posted one is signaled and
+  // resumes it. Returns whether anything was posted.
+  // Fire-and-forget requests are copied and posted unsignaled (every
+  // queue_depth/4-th signaled so the queue drains); *last_seq is the
+  // sequence of the last one posted.
+  bool post(WorkRequest* wrs, uint32_t n, Coroutine* waiter, bool fire_and_forget,
+            uint64_t* last_seq = nullptr);
+  // Posts one signaled request and polls until it retires (host access).
+  Status post_and_wait(WorkRequest& wr);
+
+  void add(Coroutine* c) {
+    coroutines_.push_back(c);
+    ready_.push_back(c);
+  }
+  void make_ready(Coroutine* c) { ready_.push_back(c); }
+  void add_sleeper(Coroutine* c) { sleepers_.push_back(c); }
+  // Runs every coroutine to completion, then drains unsignaled requests.
+  void run();
+  const EngineStats& stats() const { return stats_; }
+  VerbsBackend::Impl* backend() const { return backend_; }
+  bool has_coroutines() const { return !coroutines_.empty(); }
+
+ private:
+  // Polls the CQ once; returns the completions handled.
+  int progress();
+  void retire(NodeId node, uint64_t seq);
+  void fail_queue(NodeId node, Status first, const std::string& why);
+  void check_deadlines();
+  // Makes sure `node`'s QP can take `n` more requests; false on transport failure.
+  bool wait_for_room(NodeId node, uint32_t n);
+  bool take_staging(uint64_t len, uint64_t* offset);
+  void flush(NodeId node);
+  void drain();
+  void idle(uint32_t* idle_rounds);
+
+  VerbsBackend::Impl* backend_;
+  uint32_t index_;
+  ibv_cq* cq_ = nullptr;
+  std::vector<SendQueue> queues_;
+  StagingRing staging_;
+  std::vector<Coroutine*> coroutines_;
+  std::deque<Coroutine*> ready_;
+  std::vector<Coroutine*> sleepers_;
+  EngineStats stats_;
+  uint64_t last_deadline_check_ms_ = 0;
+};
+
+}  // namespace rdma
+
+struct VerbsBackend::Impl {
+  ClusterConfig cfg;
+  std::unique_ptr<rdma::RdmaDevice> device;
+  std::vector<std::unique_ptr<rdma::RemoteNode>> nodes;
+  std::vector<std::unique_ptr<rdma::Engine>> engines;  // compute threads, then the host's
+  std::vector<std::unique_ptr<rdma::Coroutine>> coroutines;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  bool ran = false;
+  std::mutex error_mu;
+  std::string first_error;
+  uint64_t transport_errors = 0;
+
+  rdma::Engine& host_engine() { return *engines.back(); }
+  // Nanoseconds since the backend started (wall clock: this is real hardware).
+  Nanos now() const {
+    return static_cast<Nanos>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::steady_clock::now() - start)
+                                  .count());
+  }
+  // Validates a request against the node's registered bounds and the
+  // device's capabilities; kOk when it may be posted.
+  Status check(const WorkRequest& wr) const;
+  // A memory node stopped answering: report it, and end the process unless
+  // the config asks to carry on with kTransport statuses.
+  void transport_error(const std::string& what);
+};
+
+}  // namespace lw

@@ -1,0 +1,87 @@
+// `latchwork memnode`: serve registered memory to compute processes of the
+// verbs backend until SIGINT or SIGTERM.
+#include <csignal>
+#include <cstdio>
+
+#include "cluster_flags.h"
+#include "commands.h"
+#include "latchwork/backends.h"
+#ifdef LW_HAVE_VERBS
+#include "latchwork/rdma/memnode.h"
+#endif
+
+namespace lw::tool {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_stop_signal(int) { g_stop.store(true); }
+
+// "64M", "1G", "4096": bytes with an optional K/M/G (binary) suffix.
+std::string parse_bytes(const std::string& text, uint64_t* out) {
+  if (text.empty()) return "size is empty";
+  size_t digits = text.find_first_not_of("0123456789");
+  if (digits == 0) return "size \"" + text + "\" must start with a number";
+  if (digits != std::string::npos && digits + 1 != text.size())
+    return "size \"" + text + "\": use a number with an optional K, M or G suffix";
+  if (text.size() > 15) return "size \"" + text + "\" is too large";
+  uint64_t v = std::stoull(text.substr(0, digits));
+  if (digits != std::string::npos) {
+    switch (text[digits]) {
+      case 'K': case 'k': v <<= 10; break;
+      case 'M': case 'm': v <<= 20; break;
+      case 'G': case 'g': v <<= 30; break;
+      default: return "size \"" + text + "\": unknown suffix (K, M or G)";
+    }
+  }
+  *out = v;
+  return {};
+}
+
+}  // namespace
+
+int cmd_memnode(int argc, const char* const* argv) {
+  cli::FlagSet f("latchwork memnode",
+                 "Runs a memory node of the verbs backend: registers --size bytes with the RDMA "
+                 "device and serves them to compute processes (`--backend verbs --cluster FILE`, "
+                 "where FILE lists this node's --listen address). The node's CPU only sets up "
+                 "connections, answers allocation requests and barriers; every data access is "
+                 "a one-sided READ, WRITE or atomic. Stops on SIGINT or SIGTERM.");
+  std::string listen = "127.0.0.1:7471", size = "64M", device, huge = "auto";
+  int64_t port = 1, gid_index = -1;
+  f.add_string("listen", &listen, "HOST:PORT for the TCP set-up exchange");
+  f.add_string("size", &size, "registered memory, e.g. 64M or 1G");
+  f.add_string("device", &device, "RDMA device (default: the first, e.g. rxe0 or mlx5_0)");
+  f.add_int("ib-port", &port, "device port", 1, 255);
+  f.add_int("gid-index", &gid_index, "GID index (-1: RoCE v2 with an IPv4 address)", -1, 1023);
+  f.add_enum("huge-pages", &huge, {"auto", "on", "off"}, "back the memory with 2 MiB pages");
+  if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
+#ifndef LW_HAVE_VERBS
+  (void)port;
+  (void)gid_index;
+  return usage_error(f, "this build has no verbs backend: libibverbs-dev was missing at configure "
+                        "time (run scripts/bootstrap.sh, then reconfigure)");
+#else
+  MemnodeOptions o;
+  if (std::string e = parse_host_port(listen, &o.listen); !e.empty()) return usage_error(f, "--listen: " + e);
+  if (std::string e = parse_bytes(size, &o.bytes); !e.empty()) return usage_error(f, "--size: " + e);
+  o.device = device;
+  o.ib_port = static_cast<uint32_t>(port);
+  o.gid_index = static_cast<int32_t>(gid_index);
+  o.huge_pages = huge;
+  if (std::string e = o.validate(); !e.empty()) return usage_error(f, e);
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  std::string err = run_memnode(o, g_stop, [](const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  });
+  if (!err.empty()) {
+    std::fprintf(stderr, "latchwork memnode: %s\n", err.c_str());
+    return kExitCheckFailed;
+  }
+  return kExitOk;
+#endif
+}
+
+}  // namespace lw::tool
