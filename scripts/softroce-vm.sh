@@ -24,7 +24,8 @@ Usage: scripts/softroce-vm.sh prepare [--dir DIR]
 prepare  Install host packages, download the current Debian kernel (linux-image-amd64)
          and build the initramfs, all cached in DIR (default: build/softroce-vm).
 run      Prepare if needed, boot a qemu (TCG) VM with Soft-RoCE device rxe0 on lo,
-         run COMMAND in the repo root inside a read-only view of the host's /, print
+         run COMMAND in the repo root (mounted read-only at its own path, also when
+         it lies under /tmp) inside a read-only view of the host's /, print
          its output (stdout and stderr merged) and exit with its exit code.
          A single argument is run as shell script text ('a | b; c'); several arguments
          are run as one quoted command. --timeout covers boot + run (default $TIMEOUT s).
@@ -95,6 +96,12 @@ mount -t proc proc $H/proc && mount -t sysfs sys $H/sys && mount -t devtmpfs dev
   mkdir -p $H/dev/pts $H/dev/shm && mount -t devpts devpts $H/dev/pts &&
   mount -t tmpfs tmpfs $H/dev/shm && mount -t tmpfs tmpfs $H/tmp && mount -t tmpfs tmpfs $H/run &&
   mkdir $H/run/softroce && mount -o bind /out $H/run/softroce || die "cannot set up chroot mounts"
+# The repository gets a share of its own at its own path: a checkout under
+# /tmp or /run would otherwise be hidden by the tmpfs mounts above.
+R=$(cat /out/cwd)
+mkdir -p "$H$R" 2>/dev/null
+mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=262144 repo "$H$R" ||
+  die "cannot mount the repository at $R"
 # Autoloaded modules come from the downloaded kernel tree, seen through the host root.
 echo /bin/modprobe-chroot > /proc/sys/kernel/modprobe
 chroot $H ip link set lo up || die "ip link set lo up failed"
@@ -166,6 +173,8 @@ run_vm() {
     -append "console=ttyS0 quiet panic=-1" \
     -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
     -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+    -fsdev "local,id=repo,path=${REPO//,/,,},security_model=none,readonly=on,multidevs=remap" \
+    -device virtio-9p-pci,fsdev=repo,mount_tag=repo \
     -fsdev "local,id=out,path=${run//,/,,},security_model=none" \
     -device virtio-9p-pci,fsdev=out,mount_tag=out \
     </dev/null >"$run/console.log" 2>&1 &
