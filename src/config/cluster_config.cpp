@@ -136,6 +136,9 @@ std::string ClusterConfig::validate() const {
   if (!(e = check_range("timing.one_way_ns", timing.one_way_ns, 1, 1'000'000'000)).empty()) return e;
   if (!(timing.bytes_per_ns > 0.0 && timing.bytes_per_ns < 1e6))
     return "timing.bytes_per_ns must be positive";
+  if (!(timing.crc64_ns_per_byte >= 0 && timing.crc64_ns_per_byte < 1e3) ||
+      !(timing.farm_check_ns_per_line >= 0 && timing.farm_check_ns_per_line < 1e4))
+    return "timing.crc64_ns_per_byte and timing.farm_check_ns_per_line must be small non-negative numbers";
   if (backend == "threads" && total_compute_threads() + uint64_t{memory_nodes} * memory_node_threads > 4096)
     return "the threads backend runs one OS thread per simulated thread: at most 4096";
   if (nic.calibrated()) {
@@ -193,7 +196,9 @@ std::string ClusterConfig::to_json() const {
         {"poll_cpu_ns", timing.poll_cpu_ns},
         {"cpu_access_ns", timing.cpu_access_ns},
         {"pcie_ns", timing.pcie_ns},
-        {"device_memory_ns", timing.device_memory_ns}}},
+        {"device_memory_ns", timing.device_memory_ns},
+        {"crc64_ns_per_byte", timing.crc64_ns_per_byte},
+        {"farm_check_ns_per_line", timing.farm_check_ns_per_line}}},
       {"threads", {{"adversarial", threads.adversarial}}},
       {"verbs",
        {{"cluster_file", verbs.cluster_file},
@@ -263,7 +268,8 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
   if (auto it = j.find("timing"); it != j.end()) {
     if (!it->is_object()) return "timing must be an object";
     if (!(e = reject_unknown(*it, {"one_way_ns", "bytes_per_ns", "jitter_ns", "post_cpu_ns",
-                                   "poll_cpu_ns", "cpu_access_ns", "pcie_ns", "device_memory_ns"},
+                                   "poll_cpu_ns", "cpu_access_ns", "pcie_ns", "device_memory_ns",
+                                   "crc64_ns_per_byte", "farm_check_ns_per_line"},
                              "timing")).empty())
       return e;
     if (!(e = take(*it, "one_way_ns", &c.timing.one_way_ns)).empty()) return e;
@@ -274,6 +280,8 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
     if (!(e = take(*it, "cpu_access_ns", &c.timing.cpu_access_ns)).empty()) return e;
     if (!(e = take(*it, "pcie_ns", &c.timing.pcie_ns)).empty()) return e;
     if (!(e = take(*it, "device_memory_ns", &c.timing.device_memory_ns)).empty()) return e;
+    if (!(e = take(*it, "crc64_ns_per_byte", &c.timing.crc64_ns_per_byte)).empty()) return e;
+    if (!(e = take(*it, "farm_check_ns_per_line", &c.timing.farm_check_ns_per_line)).empty()) return e;
   }
   if (auto it = j.find("nic"); it != j.end()) {
     if (!(e = nic_from_json(*it, &c.nic)).empty()) return e;

@@ -49,6 +49,8 @@ const std::vector<NicParams::Field>& NicParams::fields() {
       LW_FIELD(poll_cpu_ns, "ns", Kind::kNanos, "CPU time to poll one completion"),
       LW_FIELD(coroutine_switch_ns, "ns", Kind::kNanos, "CPU time to resume a coroutine"),
       LW_FIELD(cpu_access_ns, "ns", Kind::kNanos, "memory-node CPU load/store/atomic"),
+      LW_FIELD(crc64_ns_per_byte, "ns", Kind::kDouble, "CPU time of CRC-64 per byte"),
+      LW_FIELD(farm_check_ns_per_line, "ns", Kind::kDouble, "CPU time per FaRM line version"),
   };
   return f;
 }

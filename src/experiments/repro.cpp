@@ -245,6 +245,14 @@ ReproFigure drtmh_fig5() {
 
 }  // namespace
 
+// Jasny §3.4 and §4.5 (src/experiments/repro_sync.cpp).
+ReproFigure jasny_fig8();
+ReproFigure jasny_fig9();
+ReproFigure jasny_fig14();
+ReproFigure jasny_fig15();
+// Jasny §4, Fig. 11 (src/experiments/repro_btree.cpp).
+ReproFigure jasny_fig11();
+
 const std::vector<ReproFigure>& repro_figures() {
   static const std::vector<ReproFigure> figures = {
       jasny_fig4(),
@@ -256,6 +264,11 @@ const std::vector<ReproFigure>& repro_figures() {
       sherman_device_memory(),
       sherman_fig3(),
       drtmh_fig5(),
+      jasny_fig8(),
+      jasny_fig9(),
+      jasny_fig14(),
+      jasny_fig15(),
+      jasny_fig11(),
   };
   return figures;
 }
@@ -272,7 +285,34 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
   const auto start = std::chrono::steady_clock::now();  // reported only
   for (size_t i = 0; i < f.points.size(); ++i) {
     if (progress) progress(i, f.points.size());
-    r.results.push_back(run_perf(f.points[i].cluster, f.points[i].perf));
+    const ReproPoint& p = f.points[i];
+    if (p.tuples) {
+      const TupleWorkloadResult t = run_tuple_workload(p.cluster, *p.tuples);
+      PerfResult pr;
+      pr.op = p.tuples->scheme;
+      pr.workers = t.workers;
+      pr.ops = t.ops;
+      pr.mops = t.mops;
+      pr.gbps = t.mops * 1e6 * p.tuples->tuple_bytes / 1e9;
+      pr.latency_ns_mean = t.mean_latency_us * 1e3;
+      pr.verbs = t.verbs;
+      pr.wall_seconds = t.wall_seconds;
+      r.results.push_back(pr);
+    } else if (p.btree) {
+      const BTreeWorkloadResult t = run_btree_workload(p.cluster, *p.btree);
+      PerfResult pr;
+      pr.op = "btree-" + p.btree->sync;
+      pr.workers = t.workers;
+      pr.ops = t.ops;
+      pr.mops = t.mops;
+      pr.gbps = t.node_gbps;  // node bytes of the root-to-leaf paths
+      pr.latency_ns_mean = t.mean_latency_us * 1e3;
+      pr.verbs = t.verbs;
+      pr.wall_seconds = t.wall_seconds;
+      r.results.push_back(pr);
+    } else {
+      r.results.push_back(run_perf(p.cluster, p.perf));
+    }
     r.verbs += r.results.back().verbs;
   }
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

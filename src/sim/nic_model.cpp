@@ -114,6 +114,12 @@ Nanos NicModel::poll_cpu() {
 
 Nanos NicModel::cpu_access() { return p_.cpu_access_ns; }
 
+Nanos NicModel::cpu_work(CpuWork kind, uint64_t units) {
+  if (!m_.cpu_costs) return 0;
+  const double per = kind == CpuWork::kCrc64Byte ? p_.crc64_ns_per_byte : p_.farm_check_ns_per_line;
+  return ns(per * static_cast<double>(units));
+}
+
 Nanos NicModel::post_batch(const WrRoute& r, const WorkRequest*, uint32_t n, Nanos cpu) {
   const Nanos work = m_.cpu_costs ? n * p_.post_cpu_ns + p_.mmio_ns : 0;
   ComputeNode& node = compute_[r.compute_node];

@@ -41,6 +41,7 @@ class NicModel final : public TimingModel {
   Nanos post_batch(const WrRoute& r, const WorkRequest* wrs, uint32_t n, Nanos cpu) override;
   Nanos poll_cpu() override;
   Nanos cpu_access() override;
+  Nanos cpu_work(CpuWork kind, uint64_t units) override;
   Nanos request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) override;
   AccessTimes access(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) override;
   AccessTimes atomic(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) override;

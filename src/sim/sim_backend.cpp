@@ -48,6 +48,11 @@ void SimBackend::set_timing_model(std::unique_ptr<TimingModel> model) {
 
 void SimBackend::set_event_limit(uint64_t limit) { impl_->event_limit = limit; }
 
+void SimBackend::set_relaxation_log(RelaxationLog* log) {
+  LW_CHECK_MSG(!impl_->ran, "set the relaxation log before run()");
+  impl_->log = log;
+}
+
 RemoteAddr SimBackend::allocate(NodeId node, uint64_t bytes, uint64_t align) {
   if (node >= impl_->memory.size()) return {};
   uint64_t off = impl_->memory[node]->mem.allocate(bytes, align);
@@ -191,6 +196,10 @@ bool Coroutine::sleep(Nanos ns, std::coroutine_handle<> waiter) {
   resume_point = waiter;
   sim->events.push(thread->cur + ns, EventKind::kWake, this);
   return true;
+}
+
+Nanos Coroutine::work_cost(CpuWork kind, uint64_t units) const {
+  return sim->timing->cpu_work(kind, units);
 }
 
 bool Coroutine::cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "event_queue.h"
+#include "latchwork/sim/relaxation_log.h"
 #include "latchwork/sim/sim_backend.h"
 #include "latchwork/verbs/node_memory.h"
 
@@ -16,6 +17,17 @@ namespace lw {
 namespace sim {
 
 struct Coroutine;
+
+// The READ of a queue pair that fetches last, for the relaxation log (kept
+// only while a log is set).
+struct ReadMark {
+  bool valid = false;
+  Placement who;
+  RemoteAddr addr;
+  uint32_t length = 0;
+  Nanos first = 0;  // its first line fetch
+  Nanos fetch = 0;  // its last line fetch
+};
 
 // Ordering state of one queue pair (a thread's connection to a memory node).
 // Requests are scheduled when posted; these times carry the contract's
@@ -27,6 +39,7 @@ struct QueuePair {
   Nanos reads_done = 0;       // READs posted so far have fetched all lines by then
   Nanos atomics_done = 0;     // atomics posted so far have written back by then
   Nanos last_completion = 0;  // completions reach the requester in posting order
+  ReadMark slowest_read;      // relaxation log only
 };
 
 inline constexpr uint32_t kAllLines = ~uint32_t{0};
@@ -39,6 +52,7 @@ struct Op {
   Coroutine* waiter = nullptr;     // resumed by this op's completion
   QueuePair* qp = nullptr;
   WrRoute route;                   // who posted it, to which memory node
+  Placement who;                   // the posting coroutine
   AccessTimes access;              // when the responder touches memory
   uint64_t id = 0;
   // NIC atomics: what the read half computed.
@@ -48,12 +62,33 @@ struct Op {
   bool device = false;
 };
 
+// A store to memory-node memory: a WRITE line or a CPU store/atomic.
+struct StoreSource {
+  Placement who;
+  const char* kind = "";  // "WRITE", "CPU store", ...
+  RemoteAddr addr;        // the whole request
+  uint32_t length = 0;
+  Nanos at = 0;           // when it landed
+};
+
 // A NIC atomic between its read and its write-back.
 struct AtomicWindow {
   Op* op = nullptr;
   // A store that the contract does not allow to be lost landed inside: the
   // atomic is then re-evaluated at write-back (linearised after that store).
   bool protected_store_seen = false;
+  // Losable stores that landed inside since the last protected one; the
+  // write-back overwrites them (relaxation log only).
+  std::vector<StoreSource> lost;
+};
+
+// A multi-line WRITE between its first and last line landing (relaxation
+// log only): a READ of its range in between may see a prefix.
+struct PartialWrite {
+  uint64_t op_id = 0;
+  StoreSource src;
+  uint32_t lines = 0, landed = 0;
+  uint64_t last_reader = ~uint64_t{0};  // one event per READ
 };
 
 struct MemoryNode {
@@ -62,6 +97,7 @@ struct MemoryNode {
   // The NIC's atomic unit serialises atomics on one word (by word offset).
   std::unordered_map<uint64_t, Nanos> atomic_busy_until;
   std::unordered_map<uint64_t, AtomicWindow> open_windows;
+  std::vector<PartialWrite> partial_writes;  // relaxation log only
 };
 
 struct Thread {
@@ -100,7 +136,18 @@ struct SimBackend::Impl {
   void on_complete(sim::Op* op);
   void on_cpu_access(sim::Coroutine* c);
   // A store (WRITE line or CPU store) to [lo, hi) meets open atomic windows.
-  void note_store(sim::MemoryNode& m, uint64_t lo, uint64_t hi, bool losable);
+  void note_store(sim::MemoryNode& m, uint64_t lo, uint64_t hi, bool losable,
+                  const sim::StoreSource& src);
+
+  // --- the relaxation log (sim_relaxations.cpp); called only when `log` is set ---
+  void log_line_order(const sim::Op* op, const std::vector<Nanos>& when);
+  // A READ scheduled to fetch during [first, last] on its queue pair.
+  void log_read_order(const sim::Op* op, Nanos first, Nanos last);
+  // A WRITE or atomic scheduled to take effect at `effect` on its queue pair.
+  void log_overtaking(const sim::Op* op, Nanos effect);
+  void log_lost_stores(const sim::Op* atomic, const std::vector<sim::StoreSource>& lost);
+  void log_write_line(sim::MemoryNode& m, const sim::Op* op, uint32_t line);
+  void log_partial_fetch(sim::MemoryNode& m, const sim::Op* read, uint64_t lo, uint64_t hi);
   void release_atomic_unit(sim::MemoryNode& m, uint64_t word, const sim::Op* op);
   void schedule_atomic(sim::MemoryNode& m, sim::Op* op, bool device, Nanos earliest);
   sim::Op* new_op();
@@ -122,6 +169,7 @@ struct SimBackend::Impl {
   std::vector<std::unique_ptr<sim::Op>> op_pool;
   size_t finished = 0;
   bool ran = false;
+  RelaxationLog* log = nullptr;  // records weak behaviours; never decides anything
 };
 
 namespace sim {
@@ -136,6 +184,7 @@ struct Coroutine final : WorkerPort {
   bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
   bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
   void charge_cpu(Nanos ns) override { thread->cur += ns; }
+  Nanos work_cost(CpuWork kind, uint64_t units) const override;
   Nanos now() const override { return thread->running ? thread->cur : sim->now; }
 
   SimBackend::Impl* sim;

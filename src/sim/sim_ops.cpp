@@ -78,6 +78,7 @@ bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
     }
     op->waiter = (waiter && i == n - 1) ? c : nullptr;
     op->route = t->route;
+    op->who = c->worker.placement();
     schedule(op, posted);
   }
   if (!waiter) return false;
@@ -117,20 +118,27 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
       // The model's fetch interval, or the contract's window when it has none.
       const Nanos spread = at.end > at.begin ? at.end - at.begin : sem.read_spread_ns;
       const Nanos base = at.end > at.begin ? at.begin : at.end;
+      Nanos first_fetch = ~Nanos{0};
       if (sem.read_lines_unordered && lines > 1) {
         // Each line is fetched on its own, at its own instant.
+        std::vector<Nanos> fetched;  // for the relaxation log
         for (uint32_t i = 0; i < lines; ++i) {
           Nanos when = std::max(base + draw(spread + 1), floor);
           events.push(when, EventKind::kReadLines, op, i);
           done = std::max(done, when);
+          first_fetch = std::min(first_fetch, when);
+          if (log) fetched.push_back(when);
         }
+        if (log) log_line_order(op, fetched);
       } else {
         // One snapshot; it may lag so that later requests overtake it.
         const bool lag = sem.read_overtaken || sem.reads_unordered;
         Nanos when = std::max(at.end + (lag ? draw(sem.read_spread_ns + 1) : 0), floor);
         events.push(when, EventKind::kReadLines, op, kAllLines);
         done = when;
+        first_fetch = when;
       }
+      if (log) log_read_order(op, first_fetch, done);
       qp.reads_done = std::max(qp.reads_done, done);
     } else {
       Nanos floor = qp.writes_done + 1;  // WRITEs land in posting order
@@ -148,13 +156,16 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
             events.push(when, EventKind::kWriteLine, op, i);
           }
           done = when;
+          if (log) log_overtaking(op, first);
         } else {
           events.push(last, EventKind::kWriteLine, op, kAllLines);
           done = last;
+          if (log) log_overtaking(op, last);
         }
       } else {
         // The atomic reads after everything before it on the QP has acted.
         schedule_atomic(m, op, device, std::max(e, floor));
+        if (log) log_overtaking(op, op->access.begin);
         done = op->access.end;
         qp.atomics_done = std::max(qp.atomics_done, done);
       }
@@ -193,14 +204,18 @@ void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, 
 
 void SimBackend::Impl::on_read_lines(Op* op, uint32_t line) {
   const WorkRequest& wr = *op->wr;
-  NodeMemory& mem = memory[wr.remote.node()]->mem;
+  sim::MemoryNode& m = *memory[wr.remote.node()];
+  NodeMemory& mem = m.mem;
   auto* dst = static_cast<std::byte*>(wr.local);
   if (line == kAllLines) {
+    if (log && !m.partial_writes.empty())
+      log_partial_fetch(m, op, wr.remote.offset(), wr.remote.offset() + wr.length);
     std::memcpy(dst, mem.bytes(wr.remote.offset()), wr.length);
     return;
   }
   uint64_t lo, hi;
   line_range(wr, line, &lo, &hi);
+  if (log && !m.partial_writes.empty()) log_partial_fetch(m, op, lo, hi);
   std::memcpy(dst + (lo - wr.remote.offset()), mem.bytes(lo), hi - lo);
 }
 
@@ -210,14 +225,24 @@ void SimBackend::Impl::on_write_line(Op* op, uint32_t line) {
   uint64_t lo = wr.remote.offset(), hi = lo + wr.length;
   if (line != kAllLines) line_range(wr, line, &lo, &hi);
   std::memcpy(m.mem.bytes(lo), op->payload.data() + (lo - wr.remote.offset()), hi - lo);
-  note_store(m, lo, hi, sem.atomic_loses_write);
+  if (log && line != kAllLines) log_write_line(m, op, line);
+  note_store(m, lo, hi, sem.atomic_loses_write, {op->who, "WRITE", wr.remote, wr.length, now});
 }
 
-void SimBackend::Impl::note_store(sim::MemoryNode& m, uint64_t lo, uint64_t hi, bool losable) {
-  if (m.open_windows.empty() || losable) return;
+void SimBackend::Impl::note_store(sim::MemoryNode& m, uint64_t lo, uint64_t hi, bool losable,
+                                  const sim::StoreSource& src) {
+  // A losable store needs no bookkeeping unless the log wants to name it.
+  if (m.open_windows.empty() || (losable && !log)) return;
   for (uint64_t w = lo / kWord * kWord; w < hi; w += kWord) {
     auto it = m.open_windows.find(w);
-    if (it != m.open_windows.end()) it->second.protected_store_seen = true;
+    if (it == m.open_windows.end()) continue;
+    if (losable) {
+      it->second.lost.push_back(src);
+    } else {
+      // Stores before it are overwritten by it, not lost to the atomic.
+      it->second.protected_store_seen = true;
+      it->second.lost.clear();
+    }
   }
 }
 
@@ -242,7 +267,7 @@ void SimBackend::Impl::on_atomic_read(Op* op) {
     release_atomic_unit(m, wr.remote.offset(), op);
     return;
   }
-  auto [it, inserted] = m.open_windows.emplace(wr.remote.offset(), sim::AtomicWindow{op, false});
+  auto [it, inserted] = m.open_windows.emplace(wr.remote.offset(), sim::AtomicWindow{op, false, {}});
   LW_CHECK_MSG(inserted, "two NIC atomics overlapped on one word");
 }
 
@@ -263,6 +288,7 @@ void SimBackend::Impl::on_atomic_write_back(Op* op) {
   // FAA always writes back; CAS only when it succeeded. Whatever landed on the
   // word since the read is overwritten: that is the lost update.
   if (op->atomic_writes) *word = op->atomic_new;
+  if (log && op->atomic_writes && !it->second.lost.empty()) log_lost_stores(op, it->second.lost);
   m.open_windows.erase(it);
   release_atomic_unit(m, off, op);
 }
@@ -294,18 +320,22 @@ void SimBackend::Impl::on_cpu_access(sim::Coroutine* c) {
   op.old_value = old;
   op.status = Status::kOk;
   bool stores = false;
+  const char* kind = "CPU store";
   switch (op.kind) {
     case CpuAccess::Kind::kLoad: break;
     case CpuAccess::Kind::kStore: *word = op.a; stores = true; break;
     case CpuAccess::Kind::kCas:
+      kind = "CPU CAS";
       if (old == op.a) {
         *word = op.b;
         stores = true;
       }
       break;
-    case CpuAccess::Kind::kFaa: *word = old + op.a; stores = true; break;
+    case CpuAccess::Kind::kFaa: kind = "CPU FAA"; *word = old + op.a; stores = true; break;
   }
-  if (stores) note_store(m, off, off + kWord, sem.atomic_loses_cpu);
+  if (stores)
+    note_store(m, off, off + kWord, sem.atomic_loses_cpu,
+               {c->worker.placement(), kind, op.addr, 8, now});
   make_ready(c, c->resume_point);
 }
 

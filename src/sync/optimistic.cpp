@@ -1,6 +1,7 @@
 #include "latchwork/sync/optimistic.h"
 
 #include <cstring>
+#include <vector>
 
 #include "latchwork/base/crc64.h"
 
@@ -15,6 +16,13 @@ uint64_t load64(std::span<const std::byte> s, size_t at) {
   return v;
 }
 void store64(std::span<std::byte> s, size_t at, uint64_t v) { std::memcpy(s.data() + at, &v, 8); }
+
+// The CPU side of a scheme's check or stamp (Jasny §4.4): CRC over every
+// payload byte, FaRM over every line. Modelled time on the simulator.
+void charge_check(Worker& w, const OptimisticLayout& l) {
+  if (l.scheme() == ConsistencyScheme::kCrc64) w.compute(CpuWork::kCrc64Byte, l.payload_bytes());
+  if (l.scheme() == ConsistencyScheme::kFarm) w.compute(CpuWork::kFarmLine, l.block_bytes() / kCacheLine);
+}
 
 }  // namespace
 
@@ -128,6 +136,7 @@ Task<Status> OptimisticBlock::publish(Worker& w, uint64_t version,
                                       std::span<const std::byte> payload) const {
   std::vector<std::byte> image(layout_.block_bytes());
   layout_.encode(version + 1, payload, image);
+  charge_check(w, layout_);
   Status s = co_await w.write(base_ + kWord, image.data() + kWord, layout_.block_bytes() - kWord);
   if (!ok(s)) co_return s;
   const uint64_t held = VersionWord::make(version, true);
@@ -150,6 +159,7 @@ Task<Status> OptimisticBlock::write_single_writer(Worker& w, uint64_t version,
                                                   std::span<const std::byte> payload) const {
   std::vector<std::byte> image(layout_.block_bytes());
   layout_.encode(version, payload, image);
+  charge_check(w, layout_);
   if (layout_.scheme() != ConsistencyScheme::kVersioning)
     co_return co_await w.write(base_, image.data(), layout_.block_bytes());
   const uint64_t busy = VersionWord::make(version, true);
@@ -181,7 +191,10 @@ Task<OptimisticBlock::Attempt> OptimisticBlock::try_read(Worker& w, std::span<st
   Attempt a;
   if (layout_.scheme() != ConsistencyScheme::kVersioning) {
     a.status = co_await w.read(image.data(), base_, layout_.block_bytes());
-    if (ok(a.status)) a.valid = layout_.decode(image, payload);
+    if (ok(a.status)) {
+      a.valid = layout_.decode(image, payload);
+      charge_check(w, layout_);
+    }
     co_return a;
   }
   // Versioning needs the word before the data: two READs in sequence (they
@@ -207,6 +220,26 @@ Task<Status> OptimisticBlock::read(Worker& w, std::span<std::byte> payload,
     Attempt a = co_await try_read(w, payload, image);
     if (!ok(a.status)) co_return a.status;
     if (a.valid) co_return Status::kOk;
+    co_await backoff.wait(w);
+  }
+  co_return Status::kRetryExhausted;
+}
+
+Task<Status> OptimisticBlock::read_validated(Worker& w, std::span<std::byte> payload,
+                                             const RetryPolicy& policy) const {
+  if (layout_.scheme() == ConsistencyScheme::kVersioning) co_return co_await read(w, payload, policy);
+  Backoff backoff(policy);
+  std::vector<std::byte> image(layout_.block_bytes());
+  for (uint32_t attempt = 0; attempt < policy.max_attempts; ++attempt) {
+    Attempt a = co_await try_read(w, payload, image);
+    if (!ok(a.status)) co_return a.status;
+    if (a.valid) {
+      uint64_t first = 0, again = 0;
+      std::memcpy(&first, image.data(), kWord);
+      Status s = co_await w.read(&again, base_, kWord);
+      if (!ok(s)) co_return s;
+      if (again == first) co_return Status::kOk;
+    }
     co_await backoff.wait(w);
   }
   co_return Status::kRetryExhausted;

@@ -117,6 +117,19 @@ for ext in csv json; do
 done
 grep -q "fitted" "$tmp/out" || { echo "FAIL: repro prints no paper comparison"; fail=1; }
 
+# latchwork check: negative controls caught with their cause, correct schemes clean.
+expect_exit 0 "check bookend" -- "$lw" check --scheme bookend --seeds 30 --show 1
+grep -q "violations found, as expected" "$tmp/out" || { echo "FAIL: check finds nothing for bookend"; cat "$tmp/out"; fail=1; }
+grep -q "caused by read_lines_unordered" "$tmp/out" || { echo "FAIL: check names no relaxation"; cat "$tmp/out"; fail=1; }
+grep -q "replay: latchwork check --scheme bookend --seed" "$tmp/out" || { echo "FAIL: check prints no replay command"; fail=1; }
+expect_exit 0 "check versioning json" -- "$lw" check --scheme versioning --seeds 5 --json
+grep -q '"findings":0' "$tmp/out" || { echo "FAIL: check versioning json"; cat "$tmp/out"; fail=1; }
+expect_exit 2 "check bad scheme" -- "$lw" check --scheme md5
+expect_exit 2 "check on threads" -- "$lw" check --backend threads --scheme versioning
+expect_err "runs on the simulator"
+expect_exit 0 "flips help" -- "$lw" flips --help
+expect_exit 2 "flips bad profile" -- "$lw" flips --profile cx9
+
 if [ $fail -eq 0 ]; then echo "cli: all checks passed"; fi
 
 # The verbs backend and memory nodes: bad input is caught before anything runs.

@@ -27,6 +27,8 @@ struct TimingConfig {
   Nanos cpu_access_ns = 20;        // CPU cost of a load/store/atomic on a memory node
   Nanos pcie_ns = 250;             // responder NIC to host memory (one PCIe transaction)
   Nanos device_memory_ns = 40;     // responder NIC to on-chip device memory
+  double crc64_ns_per_byte = 1.0;       // CPU: CRC-64 of one byte (assumed, ~1 GB/s table-driven)
+  double farm_check_ns_per_line = 2.0;  // CPU: one FaRM line version checked (assumed)
 };
 
 // Which timing model the simulator uses: the fixed costs above ("simple"), or

@@ -68,6 +68,8 @@ struct NicParams {
   Nanos poll_cpu_ns = 40;          // polling one completion
   Nanos coroutine_switch_ns = 20;  // resuming a coroutine
   Nanos cpu_access_ns = 20;        // a memory-node CPU load/store/atomic
+  double crc64_ns_per_byte = 1.0;       // CRC-64 of one byte (optimistic CRC scheme)
+  double farm_check_ns_per_line = 2.0;  // one FaRM cache-line version checked or stamped
 
   struct Field {
     const char* name;

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "latchwork/config/cluster_config.h"
+#include "latchwork/experiments/btree_workload.h"
 #include "latchwork/experiments/perf.h"
+#include "latchwork/experiments/tuple_workload.h"
 
 namespace lw {
 
@@ -17,6 +20,10 @@ struct ReproPoint {
   double x = 0;
   ClusterConfig cluster;
   PerfOptions perf;
+  // Set: the point is a tuple-store workload (Jasny §3-4), not a perf run.
+  std::optional<TupleWorkloadOptions> tuples = std::nullopt;
+  // Set: the point is a B-tree workload (Jasny §4, Fig. 11).
+  std::optional<BTreeWorkloadOptions> btree = std::nullopt;
 };
 
 // A value a paper states (read from its text; the papers' plots carry no data

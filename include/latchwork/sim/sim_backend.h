@@ -16,6 +16,8 @@
 
 namespace lw {
 
+class RelaxationLog;
+
 class SimBackend final : public Backend {
  public:
   explicit SimBackend(const ClusterConfig& config);
@@ -38,6 +40,10 @@ class SimBackend final : public Backend {
   // Stops run() with an invariant violation after this many events (a bound on
   // runaway programs). Default: 2^40.
   void set_event_limit(uint64_t limit);
+  // Records each weak behaviour a relaxation produces into `log` (before
+  // run(); null, the default, turns it off). Logging changes no decision:
+  // the trace hash is the same with and without a log.
+  void set_relaxation_log(RelaxationLog* log);
 
   struct Impl;
 

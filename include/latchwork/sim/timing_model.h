@@ -15,6 +15,7 @@
 #include "latchwork/base/layout.h"
 #include "latchwork/base/random.h"
 #include "latchwork/config/cluster_config.h"
+#include "latchwork/verbs/worker.h"
 #include "latchwork/verbs/work_request.h"
 
 namespace lw {
@@ -49,6 +50,8 @@ class TimingModel {
   virtual Nanos poll_cpu() = 0;
   // CPU time of a load/store/atomic on a memory node.
   virtual Nanos cpu_access() = 0;
+  // CPU time of modelled work (checksums, version checks).
+  virtual Nanos cpu_work(CpuWork kind, uint64_t units) = 0;
 
   // From the doorbell until the request is at the responder, ready to access memory.
   virtual Nanos request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) = 0;
@@ -80,6 +83,10 @@ class SimpleTimingModel final : public TimingModel {
   }
   Nanos poll_cpu() override { return c_.poll_cpu_ns; }
   Nanos cpu_access() override { return c_.cpu_access_ns; }
+  Nanos cpu_work(CpuWork kind, uint64_t units) override {
+    const double per = kind == CpuWork::kCrc64Byte ? c_.crc64_ns_per_byte : c_.farm_check_ns_per_line;
+    return static_cast<Nanos>(per * static_cast<double>(units) + 0.5);
+  }
   Nanos request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) override;
   AccessTimes access(const WrRoute&, const WorkRequest&, bool device, Nanos start) override {
     const Nanos t = start + (device ? c_.device_memory_ns : c_.pcie_ns);

@@ -125,8 +125,16 @@ class OptimisticBlock {
   // One optimistic read, no retry: fills `payload` and says whether it is
   // valid. `image` is scratch of block_bytes().
   Task<Attempt> try_read(Worker& w, std::span<std::byte> payload, std::span<std::byte> image) const;
-  // Retries until a read validates (bounded by the policy).
+  // Retries until a read validates (bounded by the policy). This is the
+  // consistent read of §6: the data is whole, nothing more is promised.
   Task<Status> read(Worker& w, std::span<std::byte> payload, const RetryPolicy& policy = {}) const;
+  // Latch semantics (§4.1, Fig. 13): after a read passes its check, READ the
+  // word once more and accept only if it is unchanged, so that what the
+  // caller did with the data is known to have happened while the block did
+  // not change. One more round trip, except for versioning, whose third READ
+  // already is that validation.
+  Task<Status> read_validated(Worker& w, std::span<std::byte> payload,
+                              const RetryPolicy& policy = {}) const;
 
  private:
   // CAS v|0 -> v|1; returns the latched word's version through *version.

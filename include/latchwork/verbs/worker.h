@@ -52,6 +52,14 @@ struct CpuAccess {
   uint64_t old_value = 0;  // load: value; CAS/FAA: before
 };
 
+// CPU work whose cost the simulator models (elsewhere it takes real time):
+// the checks of optimistic schemes (Jasny et al. §4.4: CRC is O(n) in bytes,
+// FaRM O(n) in cache lines).
+enum class CpuWork : uint8_t {
+  kCrc64Byte,   // one byte through CRC-64
+  kFarmLine,    // one cache line's version checked or stamped
+};
+
 // What a backend implements for each coroutine.
 class WorkerPort {
  public:
@@ -68,6 +76,8 @@ class WorkerPort {
   // Accounts CPU work of the coroutine (virtual time in the simulator).
   virtual void charge_cpu(Nanos ns) = 0;
   virtual Nanos now() const = 0;
+  // Modelled CPU time of `units` of `kind` (0 where real CPU time passes).
+  virtual Nanos work_cost(CpuWork /*kind*/, uint64_t /*units*/) const { return 0; }
 };
 
 // Up to kMax requests to one memory node, posted together.
@@ -112,6 +122,8 @@ class Worker {
   // Virtual nanoseconds in the simulator; wall nanoseconds since start otherwise.
   Nanos now() const { return port_->now(); }
   void charge_cpu(Nanos ns) { port_->charge_cpu(ns); }
+  // Accounts modelled CPU work (the simulator; a no-op on real hardware).
+  void compute(CpuWork kind, uint64_t units) { port_->charge_cpu(port_->work_cost(kind, units)); }
 
   struct [[nodiscard]] OpAwaiter {
     WorkerPort* port;

@@ -1,0 +1,42 @@
+#include "latchwork/base/zipf.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "latchwork/base/assert.h"
+
+namespace lw {
+
+std::string ZipfKeys::validate(uint64_t keys, double theta) {
+  if (keys == 0 || keys > kMaxKeys) return "keys must be in [1, 2^26]";
+  if (!(theta >= 0 && theta <= 10)) return "zipf theta must be in [0, 10]";
+  return {};
+}
+
+ZipfKeys::ZipfKeys(uint64_t keys, double theta) : keys_(keys), theta_(theta) {
+  LW_CHECK_MSG(validate(keys, theta).empty(), validate(keys, theta));
+  if (theta == 0) return;
+  cdf_.resize(keys);
+  double sum = 0;
+  for (uint64_t k = 0; k < keys; ++k) {
+    sum += 1.0 / std::pow(static_cast<double>(k + 1), theta);
+    cdf_[k] = sum;
+  }
+  for (double& c : cdf_) c /= sum;
+  cdf_.back() = 1.0;
+}
+
+uint64_t ZipfKeys::sample(Rng& rng) const {
+  if (cdf_.empty()) return rng.below(keys_);
+  const double u = rng.uniform();
+  auto it = std::upper_bound(cdf_.begin(), cdf_.end(), u);
+  return std::min<uint64_t>(static_cast<uint64_t>(it - cdf_.begin()), keys_ - 1);
+}
+
+double ZipfKeys::probability(uint64_t k) const {
+  LW_CHECK(k < keys_);
+  if (cdf_.empty()) return 1.0 / static_cast<double>(keys_);
+  return k == 0 ? cdf_[0] : cdf_[k] - cdf_[k - 1];
+}
+
+}  // namespace lw

@@ -1,0 +1,179 @@
+#include "latchwork/experiments/check.h"
+
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "latchwork/backends.h"
+#include "latchwork/sim/relaxation_log.h"
+#include "latchwork/sim/sim_backend.h"
+
+namespace lw {
+namespace {
+
+// A payload whose every word is `value`; whole() tells whether a read one is.
+void fill(std::span<std::byte> p, uint64_t value) {
+  for (size_t at = 0; at + 8 <= p.size(); at += 8) std::memcpy(p.data() + at, &value, 8);
+}
+bool whole(std::span<const std::byte> p, uint64_t* value) {
+  uint64_t first = 0;
+  std::memcpy(&first, p.data(), 8);
+  for (size_t at = 8; at + 8 <= p.size(); at += 8) {
+    uint64_t v;
+    std::memcpy(&v, p.data() + at, 8);
+    if (v != first) return false;
+  }
+  *value = first;
+  return true;
+}
+
+ClusterConfig check_cluster(const ClusterConfig& base, uint64_t seed) {
+  ClusterConfig c = base;
+  c.compute_nodes = 2;
+  c.threads_per_node = 2;
+  c.coroutines_per_thread = 2;
+  c.memory_node_threads = 0;
+  c.memory_node_bytes = 8ull << 20;
+  c.seed = seed;
+  // The contract bounds neither how far apart a READ's lines are fetched nor
+  // how long an atomic's window stays open; the model's defaults are short
+  // next to a round trip. Seeds sweep wider windows so that a READ can
+  // straddle a writer's whole latch-write-unlatch sequence.
+  static constexpr Nanos kSpread[] = {800, 3'000, 10'000, 30'000};
+  static constexpr Nanos kWindow[] = {150, 300, 1'000, 3'000};
+  if (c.semantics.read_spread_ns > 0) c.semantics.read_spread_ns = kSpread[seed % 4];
+  if (c.semantics.atomic_window_ns > 0) c.semantics.atomic_window_ns = kWindow[(seed / 4) % 4];
+  return c;
+}
+
+uint32_t worker_index(const ClusterConfig& c, const Placement& p) {
+  return (p.node * c.threads_per_node + p.thread) * c.coroutines_per_thread + p.coroutine;
+}
+
+// What the simulator's relaxations did to the operations of a finding.
+// With `atomics_only`, just the lost updates of NIC atomics (of anyone).
+void explain(const RelaxationLog& log, const Placement& who, Nanos start, Nanos end, bool atomics_only,
+             CheckFinding* f) {
+  std::set<std::string> names;
+  std::vector<RelaxationEvent> events;
+  if (!atomics_only) events = log.of(who, start, end);
+  for (const RelaxationEvent& e : log.overlapping(start, end))
+    if (e.relaxation == "atomic_loses_write" || e.relaxation == "atomic_loses_cpu") events.push_back(e);
+  for (const RelaxationEvent& e : events) {
+    if (f->causes.size() < 3) f->causes.push_back(e.relaxation + ": " + e.what);
+    names.insert(e.relaxation);
+  }
+  f->relaxations.assign(names.begin(), names.end());
+}
+
+}  // namespace
+
+std::string CheckOptions::validate() const {
+  if (structure != "tuples") return "structure must be tuples (the B-tree check is not built yet)";
+  TupleStoreOptions t;
+  if (std::string e = parse_tuple_scheme(scheme, &t); !e.empty()) return e;
+  t.tuple_bytes = tuple_bytes;
+  t.tuples = keys;
+  t.writers = 1;
+  t.records_per_writer = 1;
+  if (std::string e = t.validate(); !e.empty()) return e;
+  if (keys == 0 || keys > 4096) return "keys must be in [1, 4096]";
+  if (ops_per_worker == 0 || ops_per_worker > 100000) return "ops per worker must be in [1, 100000]";
+  if (read_percent > 100) return "read percent must be in [0, 100]";
+  if (max_attempts == 0) return "max attempts must be positive";
+  return {};
+}
+
+CheckSeedResult run_check_seed(const ClusterConfig& base, const CheckOptions& o, uint64_t seed) {
+  LW_CHECK_MSG(o.validate().empty(), o.validate());
+  const ClusterConfig c = check_cluster(base, seed);
+  std::string err;
+  std::unique_ptr<Backend> backend = make_backend(c, &err);
+  LW_CHECK_MSG(backend, err);
+  RelaxationLog log;
+  if (auto* sim = dynamic_cast<SimBackend*>(backend.get())) sim->set_relaxation_log(&log);
+
+  const uint32_t workers = static_cast<uint32_t>(c.total_compute_threads() * c.coroutines_per_thread);
+  TupleStoreOptions t;
+  parse_tuple_scheme(o.scheme, &t);
+  t.tuple_bytes = o.tuple_bytes;
+  t.tuples = o.keys;
+  t.writers = workers;
+  t.records_per_writer = o.ops_per_worker;
+  std::unique_ptr<TupleStore> store;
+  err = TupleStore::create(*backend, t, &store);
+  LW_CHECK_MSG(err.empty(), err);
+
+  History history;
+  uint64_t gave_up = 0;
+  std::vector<HistoryOp> stuck;  // operations that exhausted their retries
+  RetryPolicy policy;
+  policy.max_attempts = o.max_attempts;
+  backend->spawn_compute([&](Worker& w) -> Task<void> {
+    const uint32_t me = worker_index(c, w.placement());
+    std::vector<std::byte> payload(store->payload_bytes());
+    for (uint32_t i = 0; i < o.ops_per_worker; ++i) {
+      HistoryOp op;
+      op.key = w.rng().below(o.keys);
+      op.who = w.placement();
+      op.start = w.now();
+      if (w.rng().below(100) < o.read_percent) {
+        op.kind = HistoryOp::Kind::kRead;
+        Status s = co_await store->read(w, op.key, payload, policy);
+        op.end = w.now();
+        op.ok = ok(s);
+        if (op.ok) op.whole = whole(payload, &op.value);
+      } else {
+        op.kind = HistoryOp::Kind::kWrite;
+        op.value = (uint64_t{me} + 1) << 32 | (i + 1);  // unique per write
+        fill(payload, op.value);
+        HoldTimes hold;
+        Status s = co_await store->write(w, op.key, payload, me, &hold, policy);
+        op.end = w.now();
+        op.ok = ok(s);
+        if (op.ok && hold.released >= hold.acquired && hold.acquired > 0)
+          history.hold({op.key, hold.acquired, hold.released, op.who});
+      }
+      if (!op.ok) {
+        ++gave_up;
+        stuck.push_back(op);
+      }
+      history.record(op);
+    }
+  });
+  RunStats stats = backend->run();
+
+  CheckSeedResult r;
+  r.seed = seed;
+  r.ops = history.size();
+  r.gave_up = gave_up;
+  r.trace_hash = stats.trace_hash;
+  for (const HistoryViolation& v : history.check(0)) {
+    CheckFinding f;
+    f.kind = to_string(v.kind);
+    f.detail = v.detail;
+    explain(log, v.who, v.start, v.end, false, &f);
+    r.findings.push_back(std::move(f));
+  }
+  if (!stuck.empty()) {
+    // A latch that is never released makes every later operation on its key
+    // give up: report the first, explained by what happened before it.
+    const HistoryOp& first = stuck.front();
+    CheckFinding f;
+    f.kind = "stuck_latch";
+    f.detail = std::to_string(stuck.size()) + " operation(s) gave up after " +
+               std::to_string(o.max_attempts) + " attempts; the first, a " +
+               (first.kind == HistoryOp::Kind::kRead ? "read" : "write") + " of key " +
+               std::to_string(first.key) + " by " + describe(first.who) + " during [" +
+               std::to_string(first.start) + ", " + std::to_string(first.end) +
+               "] ns, never saw the latch free";
+    explain(log, first.who, 0, first.end, true, &f);
+    if (f.causes.empty())
+      f.causes.push_back("no relaxation acted: the protocol itself never frees the latch (e.g. an "
+                         "unlatch WRITE erasing a reader's count, whose FAA(-2) then underflows)");
+    r.findings.push_back(std::move(f));
+  }
+  return r;
+}
+
+}  // namespace lw

@@ -1,0 +1,127 @@
+// The relaxation log's hooks in the simulator: each names a weak behaviour a
+// semantics switch just produced. They only read the simulation's state and
+// never draw, so a log changes no decision and no trace hash.
+#include <string>
+
+#include "sim_impl.h"
+
+namespace lw {
+namespace {
+
+std::string who(const Placement& p) {
+  return std::string(p.on_memory_node() ? "memory " : "compute ") + std::to_string(p.node) + "/" +
+         std::to_string(p.thread) + "/" + std::to_string(p.coroutine);
+}
+
+std::string ns(Nanos t) { return std::to_string(t) + " ns"; }
+
+// "READ of 256 B at 0:0x1040"
+std::string request(const char* kind, uint32_t length, RemoteAddr addr) {
+  return std::string(kind) + " of " + std::to_string(length) + " B at " + addr.to_string();
+}
+std::string request(const sim::Op* op) {
+  return request(to_string(op->wr->opcode), is_atomic(op->wr->opcode) ? 8 : op->wr->length,
+                 op->wr->remote);
+}
+std::string request(const sim::StoreSource& s) { return request(s.kind, s.length, s.addr); }
+std::string request(const sim::ReadMark& r) { return request("READ", r.length, r.addr); }
+
+RelaxationEvent event(Nanos at, Nanos until, const Placement& p, const char* relaxation,
+                      std::string what) {
+  return {at, until, p, relaxation, std::move(what)};
+}
+
+}  // namespace
+
+void SimBackend::Impl::log_line_order(const sim::Op* op, const std::vector<Nanos>& when) {
+  // The first line fetched before a lower line; equal instants fire in
+  // posting (address) order, so they are no inversion.
+  size_t latest = 0;
+  for (size_t i = 1; i < when.size(); ++i) {
+    if (when[i] < when[latest]) {
+      log->add(event(when[i], when[latest], op->who, "read_lines_unordered",
+                     request(op) + " fetched line " + std::to_string(i) + " at " + ns(when[i]) +
+                         " before line " + std::to_string(latest) + " at " + ns(when[latest])));
+      return;
+    }
+    if (when[i] > when[latest]) latest = i;
+  }
+}
+
+void SimBackend::Impl::log_read_order(const sim::Op* op, Nanos first, Nanos last) {
+  sim::ReadMark& prev = op->qp->slowest_read;
+  if (prev.valid && first < prev.fetch) {
+    const std::string what = request(op) + " by " + who(op->who) + " fetched at " + ns(first) +
+                             ", before the earlier " + request(prev) + " by " + who(prev.who) +
+                             " on the same queue pair fetched at " + ns(prev.fetch);
+    log->add(event(first, prev.fetch, op->who, "reads_unordered", what));
+    if (prev.who.coroutine != op->who.coroutine)  // one queue pair: one thread
+      log->add(event(first, prev.fetch, prev.who, "reads_unordered", what));
+  }
+  if (!prev.valid || last > prev.fetch) prev = {true, op->who, op->wr->remote, op->wr->length, first, last};
+}
+
+void SimBackend::Impl::log_overtaking(const sim::Op* op, Nanos effect) {
+  const sim::ReadMark& read = op->qp->slowest_read;
+  if (!read.valid || effect >= read.fetch) return;
+  // The READ is the request affected: it may see the later request's effect.
+  log->add(event(effect, read.fetch, read.who, "read_overtaken",
+                 request(read) + " by " + who(read.who) + " fetched at " + ns(read.fetch) +
+                     ", after the later " + request(op) + " by " + who(op->who) +
+                     " on the same queue pair took effect at " + ns(effect)));
+}
+
+void SimBackend::Impl::log_lost_stores(const sim::Op* atomic,
+                                       const std::vector<sim::StoreSource>& lost) {
+  const char* name = to_string(atomic->wr->opcode);
+  const Nanos read = atomic->access.begin, back = atomic->access.end;
+  for (const sim::StoreSource& s : lost) {
+    const bool cpu = s.kind[0] == 'C';
+    const char* relaxation = cpu ? "atomic_loses_cpu" : "atomic_loses_write";
+    log->add(event(read, back, atomic->who, relaxation,
+                   std::string(name) + " at " + atomic->wr->remote.to_string() + " read at " +
+                       ns(read) + " and wrote back at " + ns(back) + " over the " + request(s) +
+                       " by " + who(s.who) + " that landed at " + ns(s.at) + " (it is lost)"));
+    log->add(event(s.at, back, s.who, relaxation,
+                   "its " + request(s) + " landed at " + ns(s.at) + " and was overwritten by the " +
+                       name + " of " + who(atomic->who) + " at " + atomic->wr->remote.to_string() +
+                       " (read at " + ns(read) + ", written back at " + ns(back) + ")"));
+  }
+}
+
+void SimBackend::Impl::log_write_line(sim::MemoryNode& m, const sim::Op* op, uint32_t line) {
+  // Lines land in address order, one event each: line 0 opens the record.
+  if (line == 0) {
+    sim::PartialWrite p;
+    p.op_id = op->id;
+    p.src = {op->who, "WRITE", op->wr->remote, op->wr->length, now};
+    const uint64_t lo = op->wr->remote.offset();
+    p.lines = static_cast<uint32_t>(line_of(lo + op->wr->length - 1) - line_of(lo) + 1);
+    m.partial_writes.push_back(p);
+  }
+  for (size_t i = 0; i < m.partial_writes.size(); ++i) {
+    sim::PartialWrite& p = m.partial_writes[i];
+    if (p.op_id != op->id) continue;
+    if (++p.landed == p.lines) {
+      m.partial_writes[i] = m.partial_writes.back();
+      m.partial_writes.pop_back();
+    }
+    return;
+  }
+}
+
+void SimBackend::Impl::log_partial_fetch(sim::MemoryNode& m, const sim::Op* read, uint64_t lo,
+                                         uint64_t hi) {
+  for (sim::PartialWrite& p : m.partial_writes) {
+    const uint64_t wlo = p.src.addr.offset(), whi = wlo + p.src.length;
+    if (hi <= wlo || whi <= lo || p.last_reader == read->id) continue;
+    p.last_reader = read->id;
+    log->add(event(p.src.at, now, read->who, "write_lines_staggered",
+                   request(read) + " by " + who(read->who) + " fetched at " + ns(now) +
+                       " while the " + request(p.src) + " by " + who(p.src.who) + " had landed " +
+                       std::to_string(p.landed) + " of " + std::to_string(p.lines) +
+                       " lines (the first at " + ns(p.src.at) + ")"));
+  }
+}
+
+}  // namespace lw

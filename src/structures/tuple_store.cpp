@@ -1,0 +1,232 @@
+#include "latchwork/structures/tuple_store.h"
+
+#include <cstring>
+
+#include "latchwork/sync/optimistic_variants.h"
+
+namespace lw {
+namespace {
+
+struct NamedScheme {
+  const char* name;
+  bool correct;
+  void (*apply)(TupleStoreOptions*);
+};
+
+void pessimistic(TupleStoreOptions* o, LatchOptimization level) {
+  o->scheme = TupleScheme::kPessimistic;
+  o->optimization = level;
+  o->mode = LatchMode::kReaderWriter;
+  if (o->layout == LatchLayout::kFooter) o->layout = LatchLayout::kHeader;
+}
+
+void optimistic(TupleStoreOptions* o, ConsistencyScheme c, bool relaxed = false) {
+  o->scheme = TupleScheme::kOptimistic;
+  o->consistency = c;
+  o->relaxed_read = relaxed;
+}
+
+const NamedScheme kSchemes[] = {
+    {"pessimistic-basic", true, [](TupleStoreOptions* o) { pessimistic(o, LatchOptimization::kBasic); }},
+    {"pessimistic-speculative", true,
+     [](TupleStoreOptions* o) { pessimistic(o, LatchOptimization::kSpeculativeRead); }},
+    {"pessimistic-combining", true,
+     [](TupleStoreOptions* o) { pessimistic(o, LatchOptimization::kWriteCombining); }},
+    {"pessimistic-async", true, [](TupleStoreOptions* o) { pessimistic(o, LatchOptimization::kAsyncUnlatch); }},
+    // Write unlatch with FAA readers loses unlatches (§3.3): negative control.
+    {"write-unlatch-faa", false,
+     [](TupleStoreOptions* o) {
+       pessimistic(o, LatchOptimization::kWriteUnlatch);
+       o->layout = LatchLayout::kFooter;
+     }},
+    // Write unlatch with a CAS-only latch (RCC-NOWAIT): correct.
+    {"write-unlatch-cas", true,
+     [](TupleStoreOptions* o) {
+       pessimistic(o, LatchOptimization::kWriteUnlatch);
+       o->layout = LatchLayout::kFooter;
+       o->mode = LatchMode::kExclusiveOnly;
+     }},
+    {"versioning", true, [](TupleStoreOptions* o) { optimistic(o, ConsistencyScheme::kVersioning); }},
+    {"crc64", true, [](TupleStoreOptions* o) { optimistic(o, ConsistencyScheme::kCrc64); }},
+    {"farm", true, [](TupleStoreOptions* o) { optimistic(o, ConsistencyScheme::kFarm); }},
+    {"bookend", false, [](TupleStoreOptions* o) { optimistic(o, ConsistencyScheme::kBookend); }},
+    // §6: consistent reads without the final validation.
+    {"crc64-relaxed", true, [](TupleStoreOptions* o) { optimistic(o, ConsistencyScheme::kCrc64, true); }},
+    {"farm-relaxed", true, [](TupleStoreOptions* o) { optimistic(o, ConsistencyScheme::kFarm, true); }},
+    {"reversed-write-unlatch", true,
+     [](TupleStoreOptions* o) { o->scheme = TupleScheme::kReversedWriteUnlatch; }},
+    {"out-of-place", true, [](TupleStoreOptions* o) { o->scheme = TupleScheme::kOutOfPlace; }},
+    {"in-place-marking", false, [](TupleStoreOptions* o) { o->scheme = TupleScheme::kInPlaceMarking; }},
+};
+
+uint32_t payload_of(const TupleStoreOptions& o) {
+  switch (o.scheme) {
+    case TupleScheme::kPessimistic:
+    case TupleScheme::kReversedWriteUnlatch:
+    case TupleScheme::kInPlaceMarking: return o.tuple_bytes - kWord;
+    case TupleScheme::kOptimistic: return OptimisticLayout(o.consistency, o.tuple_bytes).payload_bytes();
+    case TupleScheme::kOutOfPlace: return o.tuple_bytes;
+  }
+  return 0;
+}
+
+}  // namespace
+
+const std::vector<std::string>& tuple_scheme_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const NamedScheme& s : kSchemes) v.push_back(s.name);
+    return v;
+  }();
+  return names;
+}
+
+std::string parse_tuple_scheme(const std::string& name, TupleStoreOptions* inout) {
+  for (const NamedScheme& s : kSchemes)
+    if (name == s.name) {
+      s.apply(inout);
+      return {};
+    }
+  std::string all;
+  for (const NamedScheme& s : kSchemes) all += std::string(all.empty() ? "" : ", ") + s.name;
+  return "unknown scheme \"" + name + "\" (" + all + ")";
+}
+
+bool tuple_scheme_is_correct(const std::string& name) {
+  for (const NamedScheme& s : kSchemes)
+    if (name == s.name) return s.correct;
+  return false;
+}
+
+std::string TupleStoreOptions::validate() const {
+  if (tuple_bytes < 64 || tuple_bytes > (16u << 10) || tuple_bytes % 64 != 0)
+    return "tuple size must be a multiple of 64 in [64, 16384], got " + std::to_string(tuple_bytes);
+  if (tuples == 0 || tuples > (1ull << 32)) return "tuples must be in [1, 2^32]";
+  if (scheme == TupleScheme::kPessimistic && optimization == LatchOptimization::kWriteUnlatch &&
+      layout != LatchLayout::kFooter)
+    return "write unlatch needs the footer layout (the latch right after the data)";
+  if (scheme == TupleScheme::kOutOfPlace && (writers == 0 || records_per_writer == 0))
+    return "out-of-place updates need writers and records per writer";
+  return {};
+}
+
+TupleStore::TupleStore(const TupleStoreOptions& o)
+    : o_(o), payload_bytes_(payload_of(o)), layout_(o.layout, o.tuple_bytes - kWord) {}
+
+std::string TupleStore::create(Backend& b, const TupleStoreOptions& o, std::unique_ptr<TupleStore>* out) {
+  if (std::string e = o.validate(); !e.empty()) return e;
+  std::unique_ptr<TupleStore> s(new TupleStore(o));
+  const uint32_t m = b.config().memory_nodes;
+  s->memory_nodes_ = m;
+  switch (o.scheme) {
+    case TupleScheme::kPessimistic: s->stride_ = s->layout_.stride(); break;
+    case TupleScheme::kOptimistic: s->stride_ = o.tuple_bytes; break;
+    case TupleScheme::kReversedWriteUnlatch:
+    case TupleScheme::kInPlaceMarking: s->stride_ = o.tuple_bytes; break;
+    case TupleScheme::kOutOfPlace: s->stride_ = kWord; break;
+  }
+  const uint64_t per_node = (o.tuples + m - 1) / m;
+  std::vector<std::byte> zero_payload(s->payload_bytes_);
+  for (NodeId n = 0; n < m; ++n) {
+    RemoteAddr region = b.allocate(n, per_node * s->stride_, 4096);
+    if (region.is_null()) return "memory node " + std::to_string(n) + " has no room for " + std::to_string(per_node) + " tuples";
+    s->regions_.push_back(region);
+    RemoteAddr latches;
+    if (o.scheme == TupleScheme::kPessimistic && o.layout == LatchLayout::kDecoupled) {
+      latches = b.allocate(n, s->layout_.latch_array_bytes(per_node), 4096);
+      if (latches.is_null()) return "no room for the latch array";
+    }
+    s->latch_arrays_.push_back(latches);
+  }
+  // Initial contents: payload zero, version 0, latches free.
+  for (uint64_t k = 0; k < o.tuples; ++k) {
+    if (o.scheme == TupleScheme::kOptimistic) {
+      OptimisticLayout l(o.consistency, o.tuple_bytes);
+      std::vector<std::byte> image(o.tuple_bytes);
+      l.encode(0, zero_payload, image);
+      b.host_write(s->tuple(k), image.data(), image.size());
+    } else if (o.scheme == TupleScheme::kOutOfPlace) {
+      RemoteAddr rec = b.allocate(static_cast<NodeId>(k % m), o.tuple_bytes);
+      if (rec.is_null()) return "no room for the initial records";
+      b.host_write(rec, zero_payload.data(), zero_payload.size());
+      b.host_store(s->tuple(k), rec.raw());
+    } else {
+      std::vector<std::byte> zeros(s->stride_);  // fresh memory is zero on every backend; be explicit
+      b.host_write(s->tuple(k), zeros.data(), zeros.size());
+      if (o.scheme == TupleScheme::kPessimistic && o.layout == LatchLayout::kDecoupled)
+        b.host_store(s->latched(k).latch, 0);
+    }
+  }
+  if (o.scheme == TupleScheme::kOutOfPlace) {
+    for (uint32_t wr = 0; wr < o.writers; ++wr) {
+      RemoteAddr pool = b.allocate(static_cast<NodeId>(wr % m), o.records_per_writer * o.tuple_bytes);
+      if (pool.is_null()) return "no room for the out-of-place records of writer " + std::to_string(wr);
+      s->record_pools_.push_back(pool);
+      s->records_used_.push_back(0);
+    }
+  }
+  *out = std::move(s);
+  return {};
+}
+
+RemoteAddr TupleStore::tuple(uint64_t key) const {
+  LW_CHECK_MSG(key < o_.tuples, "key " + std::to_string(key) + " out of range");
+  return regions_[key % memory_nodes_] + (key / memory_nodes_) * stride_;
+}
+
+LatchedTuple TupleStore::latched(uint64_t key) const {
+  const uint64_t i = key / memory_nodes_;
+  const RemoteAddr region = regions_[key % memory_nodes_];
+  const RemoteAddr latches = latch_arrays_[key % memory_nodes_];
+  return {layout_.latch(region, latches, i), layout_.data(region, i), payload_bytes_};
+}
+
+Task<Status> TupleStore::read(Worker& w, uint64_t key, std::span<std::byte> payload,
+                              const RetryPolicy& policy) const {
+  LW_CHECK(payload.size() == payload_bytes_);
+  switch (o_.scheme) {
+    case TupleScheme::kPessimistic:
+      co_return co_await pessimistic_read(w, latched(key), o_.optimization, o_.mode, payload, policy);
+    case TupleScheme::kOptimistic: {
+      const OptimisticBlock block(o_.consistency, tuple(key), o_.tuple_bytes);
+      if (o_.relaxed_read) co_return co_await block.read(w, payload, policy);
+      co_return co_await block.read_validated(w, payload, policy);
+    }
+    case TupleScheme::kReversedWriteUnlatch:
+      co_return co_await reversed_read(w, {tuple(key), payload_bytes_}, payload, policy);
+    case TupleScheme::kOutOfPlace:
+      co_return co_await out_of_place_read(w, {tuple(key), payload_bytes_}, payload, policy);
+    case TupleScheme::kInPlaceMarking:
+      co_return co_await in_place_marked_read(w, {tuple(key), payload_bytes_}, payload, policy);
+  }
+  co_return Status::kUnsupported;
+}
+
+Task<Status> TupleStore::write(Worker& w, uint64_t key, std::span<const std::byte> payload,
+                               uint32_t writer, HoldTimes* hold, const RetryPolicy& policy) {
+  LW_CHECK(payload.size() == payload_bytes_);
+  switch (o_.scheme) {
+    case TupleScheme::kPessimistic: {
+      std::vector<std::byte> buf(payload_bytes_);
+      co_return co_await pessimistic_update(
+          w, latched(key), o_.optimization, o_.mode, buf,
+          [&payload](std::span<std::byte> data) { std::memcpy(data.data(), payload.data(), data.size()); },
+          hold, policy);
+    }
+    case TupleScheme::kOptimistic:
+      co_return co_await OptimisticBlock(o_.consistency, tuple(key), o_.tuple_bytes).write(w, payload, policy);
+    case TupleScheme::kReversedWriteUnlatch:
+      co_return co_await reversed_write(w, {tuple(key), payload_bytes_}, payload, policy);
+    case TupleScheme::kOutOfPlace: {
+      LW_CHECK_MSG(writer < record_pools_.size(), "writer index out of range");
+      if (records_used_[writer] >= o_.records_per_writer) co_return Status::kRetryExhausted;
+      const RemoteAddr fresh = record_pools_[writer] + records_used_[writer]++ * o_.tuple_bytes;
+      co_return co_await out_of_place_write(w, {tuple(key), payload_bytes_}, fresh, payload, policy);
+    }
+    case TupleScheme::kInPlaceMarking:
+      co_return co_await in_place_marked_write(w, {tuple(key), payload_bytes_}, payload, policy);
+  }
+  co_return Status::kUnsupported;
+}
+
+}  // namespace lw

@@ -1,0 +1,38 @@
+// Zipf keys: the head gets its share, uniform is uniform, draws replay by seed.
+#include "latchwork/base/zipf.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace lw {
+namespace {
+
+TEST(ZipfKeys, SamplesFollowTheDistribution) {
+  for (double theta : {0.0, 1.0, 1.5, 2.0}) {
+    ZipfKeys z(1000, theta);
+    Rng rng(3);
+    std::vector<uint64_t> hits(1000);
+    const int n = 200000;
+    for (int i = 0; i < n; ++i) ++hits[z.sample(rng)];
+    for (uint64_t k : {0, 1, 9}) {
+      const double expect = z.probability(k) * n;
+      EXPECT_NEAR(static_cast<double>(hits[k]), expect, 5 * std::sqrt(expect) + 5)
+          << "theta " << theta << " key " << k;
+    }
+  }
+  EXPECT_NEAR(ZipfKeys(1000, 2.0).probability(0), 0.608, 0.01);  // 1/zeta(2) for large n
+  EXPECT_DOUBLE_EQ(ZipfKeys(1000, 0).probability(5), 0.001);
+}
+
+TEST(ZipfKeys, ReplaysBySeedAndRejectsBadInput) {
+  ZipfKeys z(50, 1.0);
+  Rng a(9), b(9);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(z.sample(a), z.sample(b));
+  EXPECT_FALSE(ZipfKeys::validate(0, 1).empty());
+  EXPECT_FALSE(ZipfKeys::validate(10, -1).empty());
+}
+
+}  // namespace
+}  // namespace lw
