@@ -7,9 +7,14 @@
 #include "latchwork/backends.h"
 #include "latchwork/sim/relaxation_log.h"
 #include "latchwork/sim/sim_backend.h"
+#include "check_internal.h"
 
 namespace lw {
 namespace {
+
+using check_detail::check_cluster;
+using check_detail::explain;
+using check_detail::worker_index;
 
 // A payload whose every word is `value`; whole() tells whether a read one is.
 void fill(std::span<std::byte> p, uint64_t value) {
@@ -27,49 +32,20 @@ bool whole(std::span<const std::byte> p, uint64_t* value) {
   return true;
 }
 
-ClusterConfig check_cluster(const ClusterConfig& base, uint64_t seed) {
-  ClusterConfig c = base;
-  c.compute_nodes = 2;
-  c.threads_per_node = 2;
-  c.coroutines_per_thread = 2;
-  c.memory_node_threads = 0;
-  c.memory_node_bytes = 8ull << 20;
-  c.seed = seed;
-  // The contract bounds neither how far apart a READ's lines are fetched nor
-  // how long an atomic's window stays open; the model's defaults are short
-  // next to a round trip. Seeds sweep wider windows so that a READ can
-  // straddle a writer's whole latch-write-unlatch sequence.
-  static constexpr Nanos kSpread[] = {800, 3'000, 10'000, 30'000};
-  static constexpr Nanos kWindow[] = {150, 300, 1'000, 3'000};
-  if (c.semantics.read_spread_ns > 0) c.semantics.read_spread_ns = kSpread[seed % 4];
-  if (c.semantics.atomic_window_ns > 0) c.semantics.atomic_window_ns = kWindow[(seed / 4) % 4];
-  return c;
-}
-
-uint32_t worker_index(const ClusterConfig& c, const Placement& p) {
-  return (p.node * c.threads_per_node + p.thread) * c.coroutines_per_thread + p.coroutine;
-}
-
-// What the simulator's relaxations did to the operations of a finding.
-// With `atomics_only`, just the lost updates of NIC atomics (of anyone).
-void explain(const RelaxationLog& log, const Placement& who, Nanos start, Nanos end, bool atomics_only,
-             CheckFinding* f) {
-  std::set<std::string> names;
-  std::vector<RelaxationEvent> events;
-  if (!atomics_only) events = log.of(who, start, end);
-  for (const RelaxationEvent& e : log.overlapping(start, end))
-    if (e.relaxation == "atomic_loses_write" || e.relaxation == "atomic_loses_cpu") events.push_back(e);
-  for (const RelaxationEvent& e : events) {
-    if (f->causes.size() < 3) f->causes.push_back(e.relaxation + ": " + e.what);
-    names.insert(e.relaxation);
-  }
-  f->relaxations.assign(names.begin(), names.end());
-}
 
 }  // namespace
 
 std::string CheckOptions::validate() const {
-  if (structure != "tuples") return "structure must be tuples (the B-tree check is not built yet)";
+  if (structure == "btree") {
+    bool known = false;
+    for (const std::string& s : btree_check_scheme_names()) known = known || s == scheme;
+    if (!known) return "the btree structure takes the schemes btree-optimistic and btree-pessimistic";
+    if (keys == 0 || keys > 100000) return "keys must be in [1, 100000]";
+    if (ops_per_worker == 0 || ops_per_worker > 100000) return "ops per worker must be in [1, 100000]";
+    if (read_percent > 100) return "read percent must be in [0, 100]";
+    return max_attempts == 0 ? "max attempts must be positive" : "";
+  }
+  if (structure != "tuples") return "structure must be tuples or btree";
   TupleStoreOptions t;
   if (std::string e = parse_tuple_scheme(scheme, &t); !e.empty()) return e;
   t.tuple_bytes = tuple_bytes;
@@ -86,6 +62,7 @@ std::string CheckOptions::validate() const {
 
 CheckSeedResult run_check_seed(const ClusterConfig& base, const CheckOptions& o, uint64_t seed) {
   LW_CHECK_MSG(o.validate().empty(), o.validate());
+  if (o.structure == "btree") return run_btree_check_seed(base, o, seed);
   const ClusterConfig c = check_cluster(base, seed);
   std::string err;
   std::unique_ptr<Backend> backend = make_backend(c, &err);

@@ -86,7 +86,9 @@ std::string BTree::bulk_load(Backend& b, const std::vector<std::pair<uint64_t, u
       for (uint64_t i = from; i < to; ++i) node.set(static_cast<uint32_t>(i - from), level[i].first, level[i].second);
       if (n + 1 < nodes) node.set_link(node_at(next + n + 1), level[to].first);
       b.host_write(node_at(next + n), node.data(), node.bytes());
-      up.emplace_back(level[from].first, node_at(next + n).raw());
+      // The leftmost child's fence in its parent is minus infinity (0), as
+      // after a root split: smaller keys inserted later go there.
+      up.emplace_back(n == 0 ? 0 : level[from].first, node_at(next + n).raw());
     }
     next += nodes;
     level = std::move(up);

@@ -38,7 +38,11 @@ Task<Status> BTree::split_root(Worker& w, BTreeNode& root, uint64_t held) const 
   l.set_link(right, r.key(0));
   BTreeNode top(o_.node_bytes);
   top.set_meta(root.level() + 1, 2);
-  top.set(0, l.key(0), left.raw());
+  // keys[0] of an inner node is its low fence; the root's is minus infinity
+  // (0). Copying the left child's smallest key would leave a stale fence
+  // above keys later inserted below it (latchwork check --structure btree
+  // found it: seed 14).
+  top.set(0, 0, left.raw());
   top.set(1, r.key(0), right.raw());
   // The new children land before the root points to them (one QP, in order);
   // the root's word is left to the unlatch.

@@ -121,12 +121,16 @@ grep -q "fitted" "$tmp/out" || { echo "FAIL: repro prints no paper comparison"; 
 expect_exit 0 "check bookend" -- "$lw" check --scheme bookend --seeds 30 --show 1
 grep -q "violations found, as expected" "$tmp/out" || { echo "FAIL: check finds nothing for bookend"; cat "$tmp/out"; fail=1; }
 grep -q "caused by read_lines_unordered" "$tmp/out" || { echo "FAIL: check names no relaxation"; cat "$tmp/out"; fail=1; }
-grep -q "replay: latchwork check --scheme bookend --seed" "$tmp/out" || { echo "FAIL: check prints no replay command"; fail=1; }
+grep -q "replay: latchwork check --structure tuples --scheme bookend --seed" "$tmp/out" || { echo "FAIL: check prints no replay command"; fail=1; }
 expect_exit 0 "check versioning json" -- "$lw" check --scheme versioning --seeds 5 --json
 grep -q '"findings":0' "$tmp/out" || { echo "FAIL: check versioning json"; cat "$tmp/out"; fail=1; }
 expect_exit 2 "check bad scheme" -- "$lw" check --scheme md5
 expect_exit 2 "check on threads" -- "$lw" check --backend threads --scheme versioning
 expect_err "runs on the simulator"
+expect_exit 0 "check btree" -- "$lw" check --structure btree --seeds 5
+grep -q "btree-pessimistic .* ok" "$tmp/out" || { echo "FAIL: check --structure btree"; cat "$tmp/out"; fail=1; }
+expect_exit 2 "check btree with a tuple scheme" -- "$lw" check --structure btree --scheme bookend
+expect_err "btree-optimistic and btree-pessimistic"
 expect_exit 0 "flips help" -- "$lw" flips --help
 expect_exit 2 "flips bad profile" -- "$lw" flips --profile cx9
 

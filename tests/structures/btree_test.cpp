@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "latchwork/backends.h"
+#include "latchwork/sim/sim_backend.h"
 
 namespace lw {
 namespace {
@@ -195,6 +196,39 @@ TEST(BTree, UnsynchronizedInsertIsUnsupportedAndOptionsAreChecked) {
   b->spawn(Placement{}, [&](Worker& w) -> Task<void> { got = co_await t->insert(w, 1, 1); });
   b->run();
   EXPECT_EQ(got, Status::kUnsupported);
+}
+
+}  // namespace
+}  // namespace lw
+
+namespace lw {
+namespace {
+
+// Keys below a bulk-loaded tree's smallest key go to the leftmost leaf; its
+// splits must keep every inner node's keys sorted (the leftmost fence is
+// minus infinity, not the smallest key at load time).
+TEST(BTreeFences, InsertsBelowTheBulkLoadedMinimumKeepTheStructure) {
+  for (BTreeSync sync : {BTreeSync::kOptimistic, BTreeSync::kPessimistic}) {
+    ClusterConfig c;
+    c.memory_node_bytes = 8ull << 20;
+    SimBackend sim(c);
+    BTreeOptions t;
+    t.sync = sync;
+    t.node_bytes = 256;
+    std::unique_ptr<BTree> tree;
+    ASSERT_EQ(BTree::create(sim, t, &tree), "");
+    std::vector<std::pair<uint64_t, uint64_t>> kv;
+    for (uint64_t k = 1000; k < 1400; ++k) kv.emplace_back(k, k);
+    ASSERT_EQ(tree->bulk_load(sim, kv), "");
+    sim.spawn_compute([&](Worker& w) -> Task<void> {
+      for (uint64_t k = 1; k < 300; ++k) EXPECT_EQ(co_await tree->insert(w, k, k + 7), Status::kOk);
+    });
+    sim.run();
+    EXPECT_EQ(tree->check_structure(sim), "") << to_string(sync);
+    uint64_t v = 0;
+    EXPECT_TRUE(tree->host_lookup(sim, 5, &v));
+    EXPECT_EQ(v, 12u);
+  }
 }
 
 }  // namespace

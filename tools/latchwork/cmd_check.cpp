@@ -27,12 +27,14 @@ int cmd_check(int argc, const char* const* argv) {
   int64_t seeds = 100, tuple_bytes = 256, keys = 4, ops = 30, read_percent = 50, attempts = 400, show = 3;
   bool json = false;
   std::vector<std::string> names = tuple_scheme_names();
+  for (const std::string& b : btree_check_scheme_names()) names.push_back(b);
   names.push_back("all");
-  f.add_enum("structure", &structure, {"tuples"}, "structure to check (the B-tree comes later)");
+  f.add_enum("structure", &structure, {"tuples", "btree"},
+             "tuples: the NAM-DB-like tuple store; btree: the B+-tree with 256 B nodes (splits race lookups)");
   f.add_enum("scheme", &scheme, names, "synchronization scheme, or all");
   f.add_int("seeds", &seeds, "seeds to run, from --seed on", 1, 10'000'000);
   f.add_int("tuple-bytes", &tuple_bytes, "tuple size (multiple of 64)", 64, 16384);
-  f.add_int("keys", &keys, "keys (few keys: readers and writers meet)", 1, 4096);
+  f.add_int("keys", &keys, "keys (few keys: readers and writers meet; btree default 200)", 1, 100000);
   f.add_int("ops", &ops, "operations per worker (8 workers)", 1, 100000);
   f.add_int("read-percent", &read_percent, "share of reads", 0, 100);
   f.add_int("max-attempts", &attempts, "latch/validation retries before an operation gives up", 1, 1 << 20);
@@ -44,12 +46,14 @@ int cmd_check(int argc, const char* const* argv) {
   if (c.backend != "sim") return usage_error(f, "check runs on the simulator (--backend sim)");
   CheckOptions o;
   o.structure = structure;
+  if (structure == "btree" && !f.was_set("keys")) keys = 200;
   o.tuple_bytes = static_cast<uint32_t>(tuple_bytes);
   o.keys = static_cast<uint32_t>(keys);
   o.ops_per_worker = static_cast<uint32_t>(ops);
   o.read_percent = static_cast<uint32_t>(read_percent);
   o.max_attempts = static_cast<uint32_t>(attempts);
-  std::vector<std::string> schemes = scheme == "all" ? tuple_scheme_names() : std::vector<std::string>{scheme};
+  const std::vector<std::string>& all = structure == "btree" ? btree_check_scheme_names() : tuple_scheme_names();
+  std::vector<std::string> schemes = scheme == "all" ? all : std::vector<std::string>{scheme};
   for (const std::string& s : schemes) {
     o.scheme = s;
     if (std::string e = o.validate(); !e.empty()) return usage_error(f, e);
@@ -62,13 +66,13 @@ int cmd_check(int argc, const char* const* argv) {
   auto last_progress = started;
   for (const std::string& s : schemes) {
     o.scheme = s;
-    const bool correct = tuple_scheme_is_correct(s);
+    const bool correct = structure == "btree" || tuple_scheme_is_correct(s);
     uint64_t total_ops = 0, bad_seeds = 0, findings = 0;
     std::map<std::string, uint64_t> by_relaxation;
     std::vector<std::pair<uint64_t, CheckFinding>> shown;
     for (int64_t i = 0; i < seeds; ++i) {
       const uint64_t seed = c.seed + static_cast<uint64_t>(i);
-      set_replay_hint("replay: latchwork check --scheme " + s + " --seed " + std::to_string(seed) +
+      set_replay_hint("replay: latchwork check --structure " + structure + " --scheme " + s + " --seed " + std::to_string(seed) +
                       " --seeds 1 --profile " + c.semantics_profile);
       CheckSeedResult r = run_check_seed(c, o, seed);
       total_ops += r.ops;
@@ -98,7 +102,7 @@ int cmd_check(int argc, const char* const* argv) {
       for (const auto& [seed, fi] : shown)
         list.push_back({{"seed", seed}, {"kind", fi.kind}, {"detail", fi.detail},
                         {"relaxations", fi.relaxations}, {"causes", fi.causes},
-                        {"replay", "latchwork check --scheme " + s + " --seed " + std::to_string(seed) +
+                        {"replay", "latchwork check --structure " + structure + " --scheme " + s + " --seed " + std::to_string(seed) +
                                        " --seeds 1 --profile " + c.semantics_profile}});
       j["examples"] = list;
       std::printf("%s\n", j.dump().c_str());
@@ -116,8 +120,8 @@ int cmd_check(int argc, const char* const* argv) {
         std::printf("    seed %llu: %s: %s\n", static_cast<unsigned long long>(seed), fi.kind.c_str(),
                     fi.detail.c_str());
         for (const std::string& cause : fi.causes) std::printf("      caused by %s\n", cause.c_str());
-        std::printf("      replay: latchwork check --scheme %s --seed %llu --seeds 1 --profile %s\n",
-                    s.c_str(), static_cast<unsigned long long>(seed), c.semantics_profile.c_str());
+        std::printf("      replay: latchwork check --structure %s --scheme %s --seed %llu --seeds 1 --profile %s\n",
+                    structure.c_str(), s.c_str(), static_cast<unsigned long long>(seed), c.semantics_profile.c_str());
       }
     }
     std::fflush(stdout);

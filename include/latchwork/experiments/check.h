@@ -18,8 +18,8 @@
 namespace lw {
 
 struct CheckOptions {
-  std::string structure = "tuples";  // tuples (btree: not yet)
-  std::string scheme = "versioning";  // a tuple_scheme_names() entry
+  std::string structure = "tuples";   // tuples | btree
+  std::string scheme = "versioning";  // a tuple_scheme_names() or btree_check_scheme_names() entry
   uint32_t tuple_bytes = 256;
   uint32_t keys = 4;            // few keys: writers and readers meet
   uint32_t ops_per_worker = 30;
@@ -49,5 +49,13 @@ struct CheckSeedResult {
 // spread 0.8-30 us, an atomic's window 0.15-3 us), which the contract leaves
 // unbounded.
 CheckSeedResult run_check_seed(const ClusterConfig& base, const CheckOptions& o, uint64_t seed);
+
+// The B-tree (structure "btree"): 256-byte nodes so that splits race the
+// lookups; schemes btree-optimistic and btree-pessimistic.
+inline const std::vector<std::string>& btree_check_scheme_names() {
+  static const std::vector<std::string> names = {"btree-optimistic", "btree-pessimistic"};
+  return names;
+}
+CheckSeedResult run_btree_check_seed(const ClusterConfig& base, const CheckOptions& o, uint64_t seed);
 
 }  // namespace lw

@@ -1,0 +1,52 @@
+// Shared by the checks of each structure (check.cpp, check_btree.cpp).
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "latchwork/experiments/check.h"
+#include "latchwork/sim/relaxation_log.h"
+
+namespace lw::check_detail {
+
+inline ClusterConfig check_cluster(const ClusterConfig& base, uint64_t seed) {
+  ClusterConfig c = base;
+  c.compute_nodes = 2;
+  c.threads_per_node = 2;
+  c.coroutines_per_thread = 2;
+  c.memory_node_threads = 0;
+  c.memory_node_bytes = 8ull << 20;
+  c.seed = seed;
+  // The contract bounds neither how far apart a READ's lines are fetched nor
+  // how long an atomic's window stays open; the model's defaults are short
+  // next to a round trip. Seeds sweep wider windows so that a READ can
+  // straddle a writer's whole latch-write-unlatch sequence.
+  static constexpr Nanos kSpread[] = {800, 3'000, 10'000, 30'000};
+  static constexpr Nanos kWindow[] = {150, 300, 1'000, 3'000};
+  if (c.semantics.read_spread_ns > 0) c.semantics.read_spread_ns = kSpread[seed % 4];
+  if (c.semantics.atomic_window_ns > 0) c.semantics.atomic_window_ns = kWindow[(seed / 4) % 4];
+  return c;
+}
+
+// What the simulator's relaxations did to the operations of a finding.
+// With `atomics_only`, just the lost updates of NIC atomics (of anyone).
+inline void explain(const RelaxationLog& log, const Placement& who, Nanos start, Nanos end,
+                    bool atomics_only, CheckFinding* f) {
+  std::set<std::string> names;
+  std::vector<RelaxationEvent> events;
+  if (!atomics_only) events = log.of(who, start, end);
+  for (const RelaxationEvent& e : log.overlapping(start, end))
+    if (e.relaxation == "atomic_loses_write" || e.relaxation == "atomic_loses_cpu") events.push_back(e);
+  for (const RelaxationEvent& e : events) {
+    if (f->causes.size() < 3) f->causes.push_back(e.relaxation + ": " + e.what);
+    names.insert(e.relaxation);
+  }
+  f->relaxations.assign(names.begin(), names.end());
+}
+
+// The index of a worker among all compute coroutines.
+inline uint32_t worker_index(const ClusterConfig& c, const Placement& p) {
+  return (p.node * c.threads_per_node + p.thread) * c.coroutines_per_thread + p.coroutine;
+}
+
+}  // namespace lw::check_detail
