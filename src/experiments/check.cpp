@@ -14,6 +14,9 @@ namespace {
 
 using check_detail::check_cluster;
 using check_detail::explain;
+using check_detail::Range;
+
+Range as_range(const std::pair<RemoteAddr, uint64_t>& r) { return {r.first, r.second}; }
 using check_detail::worker_index;
 
 // A payload whose every word is `value`; whole() tells whether a read one is.
@@ -129,7 +132,7 @@ CheckSeedResult run_check_seed(const ClusterConfig& base, const CheckOptions& o,
     CheckFinding f;
     f.kind = to_string(v.kind);
     f.detail = v.detail;
-    explain(log, v.who, v.start, v.end, false, &f);
+    explain(log, v.who, v.start, v.end, false, as_range(store->key_range(v.key)), &f);
     r.findings.push_back(std::move(f));
   }
   if (!stuck.empty()) {
@@ -144,7 +147,7 @@ CheckSeedResult run_check_seed(const ClusterConfig& base, const CheckOptions& o,
                std::to_string(first.key) + " by " + describe(first.who) + " during [" +
                std::to_string(first.start) + ", " + std::to_string(first.end) +
                "] ns, never saw the latch free";
-    explain(log, first.who, 0, first.end, true, &f);
+    explain(log, first.who, 0, first.end, true, as_range(store->key_range(first.key)), &f);
     if (f.causes.empty())
       f.causes.push_back("no relaxation acted: the protocol itself never frees the latch (e.g. an "
                          "unlatch WRITE erasing a reader's count, whose FAA(-2) then underflows)");

@@ -82,7 +82,7 @@ CheckSeedResult run_btree_check_seed(const ClusterConfig& base, const CheckOptio
     CheckFinding f;
     f.kind = to_string(v.kind);
     f.detail = v.detail;
-    explain(log, v.who, v.start, v.end, false, &f);
+    explain(log, v.who, v.start, v.end, false, {}, &f);  // a key spans nodes: no range
     r.findings.push_back(std::move(f));
   }
   if (gave_up > 0) {

@@ -28,15 +28,26 @@ inline ClusterConfig check_cluster(const ClusterConfig& base, uint64_t seed) {
   return c;
 }
 
-// What the simulator's relaxations did to the operations of a finding.
-// With `atomics_only`, just the lost updates of NIC atomics (of anyone).
+// The bytes a finding is about (a key's tuple); bytes == 0: anywhere.
+struct Range {
+  RemoteAddr lo;
+  uint64_t bytes = 0;
+  bool covers(const RelaxationEvent& e) const { return bytes == 0 || e.touches(lo, bytes); }
+};
+
+// What the simulator's relaxations did to the operations of a finding, on
+// its bytes. With `atomics_only`, just the lost updates of NIC atomics (of
+// anyone).
 inline void explain(const RelaxationLog& log, const Placement& who, Nanos start, Nanos end,
-                    bool atomics_only, CheckFinding* f) {
+                    bool atomics_only, const Range& range, CheckFinding* f) {
   std::set<std::string> names;
   std::vector<RelaxationEvent> events;
-  if (!atomics_only) events = log.of(who, start, end);
+  if (!atomics_only)
+    for (const RelaxationEvent& e : log.of(who, start, end))
+      if (range.covers(e)) events.push_back(e);
   for (const RelaxationEvent& e : log.overlapping(start, end))
-    if (e.relaxation == "atomic_loses_write" || e.relaxation == "atomic_loses_cpu") events.push_back(e);
+    if ((e.relaxation == "atomic_loses_write" || e.relaxation == "atomic_loses_cpu") && range.covers(e))
+      events.push_back(e);
   for (const RelaxationEvent& e : events) {
     if (f->causes.size() < 3) f->causes.push_back(e.relaxation + ": " + e.what);
     names.insert(e.relaxation);

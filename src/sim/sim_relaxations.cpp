@@ -27,9 +27,10 @@ std::string request(const sim::StoreSource& s) { return request(s.kind, s.length
 std::string request(const sim::ReadMark& r) { return request("READ", r.length, r.addr); }
 
 RelaxationEvent event(Nanos at, Nanos until, const Placement& p, const char* relaxation,
-                      std::string what) {
-  return {at, until, p, relaxation, std::move(what)};
+                      std::string what, RemoteAddr addr, uint64_t length) {
+  return {at, until, p, relaxation, std::move(what), addr, length};
 }
+uint64_t bytes_of(const sim::Op* op) { return is_atomic(op->wr->opcode) ? 8 : op->wr->length; }
 
 }  // namespace
 
@@ -41,11 +42,21 @@ void SimBackend::Impl::log_line_order(const sim::Op* op, const std::vector<Nanos
     if (when[i] < when[latest]) {
       log->add(event(when[i], when[latest], op->who, "read_lines_unordered",
                      request(op) + " fetched line " + std::to_string(i) + " at " + ns(when[i]) +
-                         " before line " + std::to_string(latest) + " at " + ns(when[latest])));
+                         " before line " + std::to_string(latest) + " at " + ns(when[latest]),
+                     op->wr->remote, bytes_of(op)));
       return;
     }
     if (when[i] > when[latest]) latest = i;
   }
+  // In address order but at different instants: a WRITE may still land
+  // between two of them (the snapshot is not one instant).
+  const Nanos first = when.front(), last = when[latest];
+  if (last > first)
+    log->add(event(first, last, op->who, "read_lines_unordered",
+                   request(op) + " fetched its " + std::to_string(when.size()) +
+                       " lines in address order but over " + ns(first) + " to " + ns(last) +
+                       ", not at one instant",
+                   op->wr->remote, bytes_of(op)));
 }
 
 void SimBackend::Impl::log_read_order(const sim::Op* op, Nanos first, Nanos last) {
@@ -54,9 +65,9 @@ void SimBackend::Impl::log_read_order(const sim::Op* op, Nanos first, Nanos last
     const std::string what = request(op) + " by " + who(op->who) + " fetched at " + ns(first) +
                              ", before the earlier " + request(prev) + " by " + who(prev.who) +
                              " on the same queue pair fetched at " + ns(prev.fetch);
-    log->add(event(first, prev.fetch, op->who, "reads_unordered", what));
+    log->add(event(first, prev.fetch, op->who, "reads_unordered", what, op->wr->remote, bytes_of(op)));
     if (prev.who.coroutine != op->who.coroutine)  // one queue pair: one thread
-      log->add(event(first, prev.fetch, prev.who, "reads_unordered", what));
+      log->add(event(first, prev.fetch, prev.who, "reads_unordered", what, prev.addr, prev.length));
   }
   if (!prev.valid || last > prev.fetch) prev = {true, op->who, op->wr->remote, op->wr->length, first, last};
 }
@@ -64,11 +75,15 @@ void SimBackend::Impl::log_read_order(const sim::Op* op, Nanos first, Nanos last
 void SimBackend::Impl::log_overtaking(const sim::Op* op, Nanos effect) {
   const sim::ReadMark& read = op->qp->slowest_read;
   if (!read.valid || effect >= read.fetch) return;
+  // Only a later request on the READ's bytes can change what it sees.
+  const RelaxationEvent probe{0, 0, {}, "", "", read.addr, read.length};
+  if (!probe.touches(op->wr->remote, bytes_of(op))) return;
   // The READ is the request affected: it may see the later request's effect.
   log->add(event(effect, read.fetch, read.who, "read_overtaken",
                  request(read) + " by " + who(read.who) + " fetched at " + ns(read.fetch) +
                      ", after the later " + request(op) + " by " + who(op->who) +
-                     " on the same queue pair took effect at " + ns(effect)));
+                     " on the same queue pair took effect at " + ns(effect),
+                 read.addr, read.length));
 }
 
 void SimBackend::Impl::log_lost_stores(const sim::Op* atomic,
@@ -81,11 +96,13 @@ void SimBackend::Impl::log_lost_stores(const sim::Op* atomic,
     log->add(event(read, back, atomic->who, relaxation,
                    std::string(name) + " at " + atomic->wr->remote.to_string() + " read at " +
                        ns(read) + " and wrote back at " + ns(back) + " over the " + request(s) +
-                       " by " + who(s.who) + " that landed at " + ns(s.at) + " (it is lost)"));
+                       " by " + who(s.who) + " that landed at " + ns(s.at) + " (it is lost)",
+                   atomic->wr->remote, 8));
     log->add(event(s.at, back, s.who, relaxation,
                    "its " + request(s) + " landed at " + ns(s.at) + " and was overwritten by the " +
                        name + " of " + who(atomic->who) + " at " + atomic->wr->remote.to_string() +
-                       " (read at " + ns(read) + ", written back at " + ns(back) + ")"));
+                       " (read at " + ns(read) + ", written back at " + ns(back) + ")",
+                   s.addr, s.length));
   }
 }
 
@@ -120,7 +137,8 @@ void SimBackend::Impl::log_partial_fetch(sim::MemoryNode& m, const sim::Op* read
                    request(read) + " by " + who(read->who) + " fetched at " + ns(now) +
                        " while the " + request(p.src) + " by " + who(p.src.who) + " had landed " +
                        std::to_string(p.landed) + " of " + std::to_string(p.lines) +
-                       " lines (the first at " + ns(p.src.at) + ")"));
+                       " lines (the first at " + ns(p.src.at) + ")",
+                   read->wr->remote, read->wr->length));
   }
 }
 

@@ -277,7 +277,7 @@ TEST(RelaxationLog, LoggingChangesNoTrace) {
 TEST(RelaxationLog, BoundedLogDropsAndCounts) {
   RelaxationLog log(3);
   for (Nanos t = 0; t < 10; ++t)
-    log.add({t * 100, t * 100 + 50, compute(static_cast<uint32_t>(t % 2)), "reads_unordered", "x"});
+    log.add({t * 100, t * 100 + 50, compute(static_cast<uint32_t>(t % 2)), "reads_unordered", "x", RemoteAddr(), 0});
   EXPECT_EQ(log.events().size(), 3u);
   EXPECT_EQ(log.dropped(), 7u);
   EXPECT_EQ(log.count("reads_unordered"), 3u);

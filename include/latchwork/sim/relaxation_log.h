@@ -22,6 +22,14 @@ struct RelaxationEvent {
   Placement who;            // the coroutine whose request was affected
   std::string relaxation;   // the semantics switch name, e.g. "read_lines_unordered"
   std::string what;         // what happened, naming requests, addresses and instants
+  RemoteAddr addr;          // the affected request's bytes: [addr, addr + length)
+  uint64_t length = 0;
+
+  // Whether the affected request touched [lo, lo + bytes) of lo's node.
+  bool touches(RemoteAddr lo, uint64_t bytes) const {
+    return addr.node() == lo.node() && addr.offset() < lo.offset() + bytes &&
+           lo.offset() < addr.offset() + length;
+  }
 };
 
 class RelaxationLog {

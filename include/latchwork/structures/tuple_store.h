@@ -18,6 +18,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "latchwork/sync/latch_layout.h"
@@ -68,6 +69,9 @@ class TupleStore {
 
   const TupleStoreOptions& options() const { return o_; }
   uint32_t payload_bytes() const { return payload_bytes_; }
+  // The bytes a key occupies in its region, [first, first + second): the
+  // tuple with its latch and metadata (for out-of-place, the slot word).
+  std::pair<RemoteAddr, uint64_t> key_range(uint64_t key) const { return {tuple(key), stride_}; }
 
   Task<Status> read(Worker& w, uint64_t key, std::span<std::byte> payload,
                     const RetryPolicy& policy = {}) const;
