@@ -123,18 +123,9 @@ CheckSeedResult run_check_seed(const ClusterConfig& base, const CheckOptions& o,
   });
   RunStats stats = backend->run();
 
-  CheckSeedResult r;
-  r.seed = seed;
-  r.ops = history.size();
-  r.gave_up = gave_up;
-  r.trace_hash = stats.trace_hash;
-  for (const HistoryViolation& v : history.check(0)) {
-    CheckFinding f;
-    f.kind = to_string(v.kind);
-    f.detail = v.detail;
-    explain(log, v.who, v.start, v.end, false, as_range(store->key_range(v.key)), &f);
-    r.findings.push_back(std::move(f));
-  }
+  CheckSeedResult r = check_detail::judge_history(
+      seed, history, gave_up, stats.trace_hash, log,
+      [&](uint64_t key) { return as_range(store->key_range(key)); });
   if (!stuck.empty()) {
     // A latch that is never released makes every later operation on its key
     // give up: report the first, explained by what happened before it.

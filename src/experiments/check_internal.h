@@ -55,6 +55,26 @@ inline void explain(const RelaxationLog& log, const Placement& who, Nanos start,
   f->relaxations.assign(names.begin(), names.end());
 }
 
+// A seed's result with a finding for every violation of its history, each
+// explained by the relaxations on `range_of(key)`.
+template <typename RangeOf>
+CheckSeedResult judge_history(uint64_t seed, const History& history, uint64_t gave_up,
+                              uint64_t trace_hash, const RelaxationLog& log, RangeOf range_of) {
+  CheckSeedResult r;
+  r.seed = seed;
+  r.ops = history.size();
+  r.gave_up = gave_up;
+  r.trace_hash = trace_hash;
+  for (const HistoryViolation& v : history.check(0)) {
+    CheckFinding f;
+    f.kind = to_string(v.kind);
+    f.detail = v.detail;
+    explain(log, v.who, v.start, v.end, false, range_of(v.key), &f);
+    r.findings.push_back(std::move(f));
+  }
+  return r;
+}
+
 // The index of a worker among all compute coroutines.
 inline uint32_t worker_index(const ClusterConfig& c, const Placement& p) {
   return (p.node * c.threads_per_node + p.thread) * c.coroutines_per_thread + p.coroutine;
