@@ -121,9 +121,11 @@ std::string TcpChannel::write_all(const void* data, size_t bytes, uint64_t deadl
   return {};
 }
 
-std::string TcpChannel::read_all(void* data, size_t bytes, uint64_t deadline_ms) {
+std::string TcpChannel::read_all(void* data, size_t bytes, uint64_t deadline_ms, size_t* got) {
   auto* p = static_cast<char*>(data);
-  for (size_t done = 0, rounds = 0; done < bytes; ++rounds) {
+  size_t& done = *got;
+  done = 0;
+  for (size_t rounds = 0; done < bytes; ++rounds) {
     if (rounds > 1'000'000) return "receive: no progress";
     ssize_t n = ::recv(fd_, p + done, bytes - done, MSG_DONTWAIT);
     if (n > 0) {
@@ -141,21 +143,37 @@ std::string TcpChannel::send(const json& message, uint32_t timeout_ms) {
   if (fd_ < 0) return "send: channel closed";
   const std::string body = message.dump();
   if (body.size() > kMaxMessageBytes) return "send: message too large";
+  // Header and body in one buffer: one segment for small messages, so a
+  // descheduled sender never leaves the peer holding half a frame.
   const uint32_t n = htonl(static_cast<uint32_t>(body.size()));
-  const uint64_t deadline = monotonic_ms() + timeout_ms;
-  if (std::string e = write_all(&n, 4, deadline); !e.empty()) return e;
-  return write_all(body.data(), body.size(), deadline);
+  std::string frame(reinterpret_cast<const char*>(&n), 4);
+  frame += body;
+  return write_all(frame.data(), frame.size(), monotonic_ms() + timeout_ms);
+}
+
+bool TcpChannel::wait_readable(uint32_t timeout_ms) {
+  if (fd_ < 0) return true;  // receive() reports the closed channel
+  return wait_ready(fd_, POLLIN, monotonic_ms() + timeout_ms, "receive").empty();
 }
 
 std::string TcpChannel::receive(json* message, uint32_t timeout_ms) {
   if (fd_ < 0) return "receive: channel closed";
   const uint64_t deadline = monotonic_ms() + timeout_ms;
   uint32_t n = 0;
-  if (std::string e = read_all(&n, 4, deadline); !e.empty()) return e;
+  size_t got = 0;
+  std::string e = read_all(&n, 4, deadline, &got);
+  if (!e.empty() && got > 0) {
+    close();
+    return e == "closed" ? "receive: peer closed mid-message" : e + " mid-message";
+  }
+  if (!e.empty()) return e;
   n = ntohl(n);
   if (n > kMaxMessageBytes) return "receive: message of " + std::to_string(n) + " bytes is too large";
   std::string body(n, '\0');
-  if (std::string e = read_all(body.data(), n, deadline); !e.empty()) return e == "closed" ? "receive: peer closed mid-message" : e;
+  if (e = read_all(body.data(), n, deadline, &got); !e.empty()) {
+    close();
+    return e == "closed" ? "receive: peer closed mid-message" : e + " mid-message";
+  }
   *message = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (message->is_discarded() || !message->is_object()) return "receive: malformed message";
   return {};

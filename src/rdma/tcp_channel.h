@@ -31,8 +31,14 @@ class TcpChannel {
   static std::string connect(const MemoryNodeAddress& to, uint32_t timeout_ms, TcpChannel* out);
 
   std::string send(const json& message, uint32_t timeout_ms);
-  // "closed" when the peer closed the connection cleanly.
+  // Receives one whole message within `timeout_ms`. "closed" when the peer
+  // closed cleanly; "receive: timed out" when nothing arrived. A deadline
+  // that passes mid-frame loses the framing, so the channel is closed then.
   std::string receive(json* message, uint32_t timeout_ms);
+  // True once a message has begun to arrive (or the peer closed), false after
+  // `timeout_ms`; consumes nothing. Servers poll with it and then receive
+  // with a generous timeout, so a slow peer never splits a frame.
+  bool wait_readable(uint32_t timeout_ms);
   // send + receive; a reply {"ok": false, "error": E} becomes the error E.
   std::string call(const json& request, json* reply, uint32_t timeout_ms);
 
@@ -47,7 +53,8 @@ class TcpChannel {
 
  private:
   std::string write_all(const void* data, size_t bytes, uint64_t deadline_ms);
-  std::string read_all(void* data, size_t bytes, uint64_t deadline_ms);
+  // *got counts the bytes read, so a caller can tell a timeout mid-frame.
+  std::string read_all(void* data, size_t bytes, uint64_t deadline_ms, size_t* got);
 
   int fd_ = -1;
 };

@@ -93,5 +93,41 @@ TEST(TcpChannel, ConnectingToNobodyFailsWithinTheTimeoutAndSaysWhom) {
   EXPECT_FALSE(c.valid());
 }
 
+// The memory node polls idle clients every 500 ms. A frame whose body comes
+// late (a descheduled sender in a loaded VM) must still arrive whole: CI once
+// saw the session split a frame there and reset the client mid-set-up.
+TEST(TcpChannel, AFrameThatTricklesInArrivesWholeAfterWaitReadable) {
+  Listener l;
+  TcpChannel c;
+  ASSERT_EQ(TcpChannel::connect({"127.0.0.1", l.port}, 2000, &c), "");
+  TcpChannel s = l.accept();
+  const std::string body = R"({"op":"connect","qps":[1,2,3]})";
+  const uint32_t n = htonl(static_cast<uint32_t>(body.size()));
+  std::thread sender([&] {
+    ASSERT_EQ(::send(s.fd(), &n, 4, 0), 4);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ASSERT_EQ(::send(s.fd(), body.data(), body.size(), 0), static_cast<ssize_t>(body.size()));
+  });
+  EXPECT_TRUE(c.wait_readable(2000));  // the header is there
+  json m;
+  EXPECT_EQ(c.receive(&m, 5000), "");
+  EXPECT_EQ(m["op"], "connect");
+  sender.join();
+  EXPECT_FALSE(c.wait_readable(50));  // nothing more, and nothing consumed
+}
+
+TEST(TcpChannel, ADeadlineMidFrameClosesTheChannelInsteadOfLosingTheFraming) {
+  Listener l;
+  TcpChannel c;
+  ASSERT_EQ(TcpChannel::connect({"127.0.0.1", l.port}, 2000, &c), "");
+  TcpChannel s = l.accept();
+  const uint32_t n = htonl(100);
+  ASSERT_EQ(::send(s.fd(), &n, 4, 0), 4);  // a header whose body never comes
+  json m;
+  EXPECT_EQ(c.receive(&m, 200), "receive: timed out mid-message");
+  EXPECT_FALSE(c.valid());
+  EXPECT_EQ(c.receive(&m, 200), "receive: channel closed");
+}
+
 }  // namespace
 }  // namespace lw::rdma
