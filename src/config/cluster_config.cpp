@@ -139,6 +139,20 @@ std::string ClusterConfig::validate() const {
   if (!(timing.crc64_ns_per_byte >= 0 && timing.crc64_ns_per_byte < 1e3) ||
       !(timing.farm_check_ns_per_line >= 0 && timing.farm_check_ns_per_line < 1e4))
     return "timing.crc64_ns_per_byte and timing.farm_check_ns_per_line must be small non-negative numbers";
+  if (!(e = check_range("timing.switch_pipeline_ns", timing.switch_pipeline_ns, 0, 1'000'000)).empty()) return e;
+  if (!(e = check_range("timing.smartnic_rpc_ns", timing.smartnic_rpc_ns, 1, 1'000'000)).empty()) return e;
+  if (device_nodes() > 0 && backend != "sim")
+    return "the programmable switch and the SmartNIC exist only in the simulator (backend sim)";
+  {
+    const SwitchConfig& sw = network.programmable_switch;
+    if (sw.program != "atomics" && sw.program != "optimistic-latching")
+      return "network.switch.program must be atomics or optimistic-latching, got \"" + sw.program + "\"";
+    if (!(e = check_range("network.switch.registers", sw.registers, 1, 1u << 24)).empty()) return e;
+    if (!(e = check_range("network.switch.duplicate_percent", sw.duplicate_percent, 0, 100)).empty()) return e;
+    if (!(e = check_range("network.switch.duplicate_delay_ns", sw.duplicate_delay_ns, 1, 1'000'000'000)).empty()) return e;
+    if (!(e = check_range("network.smartnic.memory_bytes", network.smartnic.memory_bytes, 4096, 1ull << 32)).empty()) return e;
+    if (uint64_t{memory_nodes} + device_nodes() > kMaxNodes) return "too many nodes with the network devices";
+  }
   if (backend == "threads" && total_compute_threads() + uint64_t{memory_nodes} * memory_node_threads > 4096)
     return "the threads backend runs one OS thread per simulated thread: at most 4096";
   if (nic.calibrated()) {
@@ -198,7 +212,19 @@ std::string ClusterConfig::to_json() const {
         {"pcie_ns", timing.pcie_ns},
         {"device_memory_ns", timing.device_memory_ns},
         {"crc64_ns_per_byte", timing.crc64_ns_per_byte},
-        {"farm_check_ns_per_line", timing.farm_check_ns_per_line}}},
+        {"farm_check_ns_per_line", timing.farm_check_ns_per_line},
+        {"switch_pipeline_ns", timing.switch_pipeline_ns},
+        {"smartnic_rpc_ns", timing.smartnic_rpc_ns}}},
+      {"network",
+       {{"switch",
+         {{"enabled", network.programmable_switch.enabled},
+          {"registers", network.programmable_switch.registers},
+          {"program", network.programmable_switch.program},
+          {"suppress_duplicates", network.programmable_switch.suppress_duplicates},
+          {"duplicate_percent", network.programmable_switch.duplicate_percent},
+          {"duplicate_delay_ns", network.programmable_switch.duplicate_delay_ns}}},
+        {"smartnic",
+         {{"enabled", network.smartnic.enabled}, {"memory_bytes", network.smartnic.memory_bytes}}}}},
       {"threads", {{"adversarial", threads.adversarial}}},
       {"verbs",
        {{"cluster_file", verbs.cluster_file},
@@ -225,7 +251,8 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
   if (!(e = reject_unknown(j, {"backend", "compute_nodes", "threads_per_node",
                                "coroutines_per_thread", "memory_nodes", "memory_node_threads",
                                "memory_node_bytes", "device_memory_bytes", "queue_depth", "seed",
-                               "profile", "semantics", "timing", "nic", "threads", "verbs"},
+                               "profile", "semantics", "timing", "nic", "threads", "verbs",
+                               "network"},
                            "config")).empty())
     return e;
   // The profile first: explicit switches below refine it.
@@ -269,7 +296,8 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
     if (!it->is_object()) return "timing must be an object";
     if (!(e = reject_unknown(*it, {"one_way_ns", "bytes_per_ns", "jitter_ns", "post_cpu_ns",
                                    "poll_cpu_ns", "cpu_access_ns", "pcie_ns", "device_memory_ns",
-                                   "crc64_ns_per_byte", "farm_check_ns_per_line"},
+                                   "crc64_ns_per_byte", "farm_check_ns_per_line",
+                                   "switch_pipeline_ns", "smartnic_rpc_ns"},
                              "timing")).empty())
       return e;
     if (!(e = take(*it, "one_way_ns", &c.timing.one_way_ns)).empty()) return e;
@@ -282,6 +310,32 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
     if (!(e = take(*it, "device_memory_ns", &c.timing.device_memory_ns)).empty()) return e;
     if (!(e = take(*it, "crc64_ns_per_byte", &c.timing.crc64_ns_per_byte)).empty()) return e;
     if (!(e = take(*it, "farm_check_ns_per_line", &c.timing.farm_check_ns_per_line)).empty()) return e;
+    if (!(e = take(*it, "switch_pipeline_ns", &c.timing.switch_pipeline_ns)).empty()) return e;
+    if (!(e = take(*it, "smartnic_rpc_ns", &c.timing.smartnic_rpc_ns)).empty()) return e;
+  }
+  if (auto it = j.find("network"); it != j.end()) {
+    if (!it->is_object()) return "network must be an object";
+    if (!(e = reject_unknown(*it, {"switch", "smartnic"}, "network")).empty()) return e;
+    if (auto sw = it->find("switch"); sw != it->end()) {
+      if (!sw->is_object()) return "network.switch must be an object";
+      if (!(e = reject_unknown(*sw, {"enabled", "registers", "program", "suppress_duplicates",
+                                     "duplicate_percent", "duplicate_delay_ns"},
+                               "network.switch")).empty())
+        return e;
+      SwitchConfig& d = c.network.programmable_switch;
+      if (!(e = take(*sw, "enabled", &d.enabled)).empty()) return "network.switch." + e;
+      if (!(e = take(*sw, "registers", &d.registers)).empty()) return "network.switch." + e;
+      if (!(e = take(*sw, "program", &d.program)).empty()) return "network.switch." + e;
+      if (!(e = take(*sw, "suppress_duplicates", &d.suppress_duplicates)).empty()) return "network.switch." + e;
+      if (!(e = take(*sw, "duplicate_percent", &d.duplicate_percent)).empty()) return "network.switch." + e;
+      if (!(e = take(*sw, "duplicate_delay_ns", &d.duplicate_delay_ns)).empty()) return "network.switch." + e;
+    }
+    if (auto sn = it->find("smartnic"); sn != it->end()) {
+      if (!sn->is_object()) return "network.smartnic must be an object";
+      if (!(e = reject_unknown(*sn, {"enabled", "memory_bytes"}, "network.smartnic")).empty()) return e;
+      if (!(e = take(*sn, "enabled", &c.network.smartnic.enabled)).empty()) return "network.smartnic." + e;
+      if (!(e = take(*sn, "memory_bytes", &c.network.smartnic.memory_bytes)).empty()) return "network.smartnic." + e;
+    }
   }
   if (auto it = j.find("nic"); it != j.end()) {
     if (!(e = nic_from_json(*it, &c.nic)).empty()) return e;

@@ -51,6 +51,9 @@ const std::vector<NicParams::Field>& NicParams::fields() {
       LW_FIELD(cpu_access_ns, "ns", Kind::kNanos, "memory-node CPU load/store/atomic"),
       LW_FIELD(crc64_ns_per_byte, "ns", Kind::kDouble, "CPU time of CRC-64 per byte"),
       LW_FIELD(farm_check_ns_per_line, "ns", Kind::kDouble, "CPU time per FaRM line version"),
+      LW_FIELD(switch_pipeline_ns, "ns", Kind::kNanos, "one pass through a programmable switch's pipeline"),
+      LW_FIELD(smartnic_cores, "cores", Kind::kUint32, "SmartNIC cores serving latch RPCs"),
+      LW_FIELD(smartnic_rpc_ns, "ns", Kind::kNanos, "a SmartNIC core serving one latch RPC"),
   };
   return f;
 }
@@ -108,6 +111,8 @@ std::string NicProfile::validate() const {
     return "nic cache sizes must be positive";
   if (p.lock_max_spinners == 0) return "nic parameter lock_max_spinners must be positive";
   if (p.medium_latency_doorbells == 0) return "nic parameter medium_latency_doorbells must be positive";
+  if (p.smartnic_cores == 0 || p.smartnic_cores > 1024) return "nic parameter smartnic_cores must be in [1, 1024]";
+  if (p.smartnic_rpc_ns == 0) return "nic parameter smartnic_rpc_ns must be positive";
   return {};
 }
 

@@ -66,7 +66,8 @@ std::string CheckOptions::validate() const {
 CheckSeedResult run_check_seed(const ClusterConfig& base, const CheckOptions& o, uint64_t seed) {
   LW_CHECK_MSG(o.validate().empty(), o.validate());
   if (o.structure == "btree") return run_btree_check_seed(base, o, seed);
-  const ClusterConfig c = check_cluster(base, seed);
+  ClusterConfig c = check_cluster(base, seed);
+  tuple_scheme_prepare_cluster(o.scheme, &c);
   std::string err;
   std::unique_ptr<Backend> backend = make_backend(c, &err);
   LW_CHECK_MSG(backend, err);

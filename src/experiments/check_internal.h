@@ -46,7 +46,9 @@ inline void explain(const RelaxationLog& log, const Placement& who, Nanos start,
     for (const RelaxationEvent& e : log.of(who, start, end))
       if (range.covers(e)) events.push_back(e);
   for (const RelaxationEvent& e : log.overlapping(start, end))
-    if ((e.relaxation == "atomic_loses_write" || e.relaxation == "atomic_loses_cpu") && range.covers(e))
+    if ((e.relaxation == "atomic_loses_write" || e.relaxation == "atomic_loses_cpu" ||
+         e.relaxation == "switch_duplicate") &&
+        range.covers(e))
       events.push_back(e);
   for (const RelaxationEvent& e : events) {
     if (f->causes.size() < 3) f->causes.push_back(e.relaxation + ": " + e.what);

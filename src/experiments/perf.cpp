@@ -92,8 +92,24 @@ bool parse_perf_op(const std::string& s, Opcode* out) {
   return false;
 }
 
-std::string validate_perf(const ClusterConfig& c, const PerfOptions& o) {
+namespace {
+// The cluster with the perf target's device added.
+ClusterConfig with_target(const ClusterConfig& base, const PerfOptions& o) {
+  ClusterConfig c = base;
+  if (o.target == "switch") c.network.programmable_switch.enabled = true;
+  if (o.target == "smartnic") c.network.smartnic.enabled = true;
+  return c;
+}
+}  // namespace
+
+std::string validate_perf(const ClusterConfig& base, const PerfOptions& o) {
+  if (o.target != "memory" && o.target != "switch" && o.target != "smartnic")
+    return "target must be memory, switch or smartnic";
+  const ClusterConfig c = with_target(base, o);
   if (std::string e = c.validate(); !e.empty()) return e;
+  if (o.target != "memory" && o.device_memory) return "--device-memory is memory-node memory; drop it with --target " + o.target;
+  if (o.target == "switch" && !is_atomic(o.op) && o.size != 8)
+    return "the switch's registers are 8 bytes: use --size 8 with --target switch";
   if (o.op != Opcode::kRead && o.op != Opcode::kWrite && !is_atomic(o.op))
     return "perf runs read, write, cas or faa";
   if (!is_atomic(o.op) && (o.size == 0 || o.size > kMaxTransferBytes))
@@ -105,18 +121,23 @@ std::string validate_perf(const ClusterConfig& c, const PerfOptions& o) {
   if (o.random_region && o.random_region < op_bytes(o)) return "random region smaller than one op";
   if (o.measure_ns == 0) return "measurement window must be positive";
   const uint64_t workers = c.total_compute_threads() * c.coroutines_per_thread;
-  const uint64_t per_node = (workers + c.memory_nodes - 1) / c.memory_nodes;
+  const uint64_t nodes = o.target == "memory" ? c.memory_nodes : 1;
+  const uint64_t per_node = (workers + nodes - 1) / nodes;
   const uint64_t need = o.random_region ? o.random_region
                                         : (o.contended ? 1 : per_node) * (o.stride + o.padding) + op_bytes(o) + 4096;
-  const uint64_t have = o.device_memory ? c.device_memory_bytes : c.memory_node_bytes - 8192;
+  const uint64_t have = o.target == "switch"     ? uint64_t{c.network.programmable_switch.registers} * 8
+                        : o.target == "smartnic" ? c.network.smartnic.memory_bytes - 4096
+                        : o.device_memory        ? c.device_memory_bytes
+                                                 : c.memory_node_bytes - 8192;
   if (need > have)
     return "targets need " + std::to_string(need) + " bytes per memory node but " +
            (o.device_memory ? "device memory" : "memory") + " has " + std::to_string(have);
   return {};
 }
 
-PerfResult run_perf(const ClusterConfig& c, const PerfOptions& o) {
-  const std::string err = validate_perf(c, o);
+PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
+  const std::string err = validate_perf(cluster, o);
+  const ClusterConfig c = with_target(cluster, o);
   LW_CHECK_MSG(err.empty(), err);
   std::string berr;
   std::unique_ptr<Backend> backend = make_backend(c, &berr);
@@ -125,19 +146,29 @@ PerfResult run_perf(const ClusterConfig& c, const PerfOptions& o) {
   // One region per memory node, 4 KB aligned so that the low 12 address bits
   // of each target are exactly what the stride and padding make them.
   const uint64_t workers = c.total_compute_threads() * c.coroutines_per_thread;
-  const uint64_t per_node = (workers + c.memory_nodes - 1) / c.memory_nodes;
+  const std::vector<NodeId> targets = o.target == "switch"     ? std::vector<NodeId>{c.switch_node()}
+                                      : o.target == "smartnic" ? std::vector<NodeId>{c.smartnic_node()}
+                                                               : [&] {
+                                                                   std::vector<NodeId> v;
+                                                                   for (NodeId m = 0; m < c.memory_nodes; ++m) v.push_back(m);
+                                                                   return v;
+                                                                 }();
+  const uint64_t nodes = targets.size();
+  const uint64_t per_node = (workers + nodes - 1) / nodes;
   const uint64_t step = o.stride + o.padding;
   const uint64_t region = o.random_region ? o.random_region
                                           : (o.contended ? 1 : per_node) * step + op_bytes(o);
   std::vector<RemoteAddr> base;
-  for (NodeId m = 0; m < c.memory_nodes; ++m) {
+  for (NodeId m : targets) {
+    const uint64_t align = o.target == "switch" ? 8 : 4096;
     RemoteAddr a = o.device_memory ? backend->allocate_device_memory(m, region)
-                                   : backend->allocate(m, region, 4096);
+                                   : backend->allocate(m, region, align);
     LW_CHECK_MSG(!a.is_null(), "perf: allocation failed");
     // Zero the targets (CAS compares with 0), in chunks a transfer allows.
     std::vector<std::byte> zero(std::min<uint64_t>(region, 1 << 20), std::byte{0});
     for (uint64_t done = 0; done < region; done += zero.size())
       backend->host_write(a + done, zero.data(), std::min<uint64_t>(zero.size(), region - done));
+    (void)m;
     base.push_back(a);
   }
 
@@ -146,8 +177,8 @@ PerfResult run_perf(const ClusterConfig& c, const PerfOptions& o) {
     const Placement& p = w.placement();
     const uint64_t index =
         (uint64_t{p.node} * c.threads_per_node + p.thread) * c.coroutines_per_thread + p.coroutine;
-    const NodeId node = static_cast<NodeId>(index % c.memory_nodes);
-    const uint64_t slot = o.contended || o.random_region ? 0 : index / c.memory_nodes;
+    const uint64_t node = index % nodes;
+    const uint64_t slot = o.contended || o.random_region ? 0 : index / nodes;
     co_await perf_worker(w, o, base[node] + slot * step, region, w.now(), samples);
   });
   const RunStats stats = backend->run();

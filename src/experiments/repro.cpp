@@ -250,8 +250,15 @@ ReproFigure jasny_fig8();
 ReproFigure jasny_fig9();
 ReproFigure jasny_fig14();
 ReproFigure jasny_fig15();
+// Jasny §3.5 and §4.6, Figs. 10 and 16 (src/experiments/repro_namdb.cpp).
+ReproFigure jasny_fig10();
+ReproFigure jasny_fig16();
 // Jasny §4, Fig. 11 (src/experiments/repro_btree.cpp).
 ReproFigure jasny_fig11();
+ReproFigure jasny_fig18();
+ReproFigure jasny_fig22();
+ReproFigure jasny_fig25();
+ReproFigure jasny_fig26();
 
 const std::vector<ReproFigure>& repro_figures() {
   static const std::vector<ReproFigure> figures = {
@@ -268,7 +275,13 @@ const std::vector<ReproFigure>& repro_figures() {
       jasny_fig9(),
       jasny_fig14(),
       jasny_fig15(),
+      jasny_fig10(),
+      jasny_fig16(),
       jasny_fig11(),
+      jasny_fig18(),
+      jasny_fig22(),
+      jasny_fig25(),
+      jasny_fig26(),
   };
   return figures;
 }
@@ -277,6 +290,14 @@ const ReproFigure* find_repro(const std::string& name) {
   for (const auto& f : repro_figures())
     if (f.name == name) return &f;
   return nullptr;
+}
+
+double repro_y(const ReproFigure& f, const PerfResult& r) {
+  return f.latency ? r.latency_ns_mean / 1e3 : r.mops;
+}
+
+const char* repro_y_label(const ReproFigure& f) {
+  return f.latency ? "mean latency (us)" : "throughput (Mops)";
 }
 
 ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, size_t)>& progress) {
@@ -321,7 +342,7 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
     bool found = false;
     for (size_t i = 0; i < f.points.size(); ++i) {
       if (f.points[i].series == pv.series && f.points[i].x == pv.x) {
-        cmp.model = r.results[i].mops;
+        cmp.model = repro_y(f, r.results[i]);
         found = true;
       }
     }
@@ -341,17 +362,23 @@ std::string ReproResult::to_json() const {
     const ReproPoint& p = figure->points[i];
     const PerfResult& res = results[i];
     series[p.series].push_back({{"x", p.x},
+                                {"panel", p.panel},
+                                {"y", repro_y(*figure, res)},
                                 {"mops", res.mops},
+                                {"latency_ns_mean", res.latency_ns_mean},
                                 {"gbps", res.gbps},
                                 {"latency_ns_p50", res.latency_ns_p50},
                                 {"latency_ns_p99", res.latency_ns_p99}});
   }
+  json panels = json::array();  // in the figure's order (object keys are sorted)
+  for (const ReproPoint& p : figure->points)
+    if (std::find(panels.begin(), panels.end(), p.panel) == panels.end()) panels.push_back(p.panel);
   json paper = json::array();
   for (const ReproComparison& c : comparisons)
     paper.push_back({{"series", c.paper.series},
                      {"x", c.paper.x},
-                     {"paper_mops", c.paper.value},
-                     {"model_mops", c.model},
+                     {"paper_value", c.paper.value},
+                     {"model_value", c.model},
                      {"error", c.error},
                      {"within_tolerance", c.within},
                      {"tolerance", c.paper.tolerance},
@@ -359,8 +386,8 @@ std::string ReproResult::to_json() const {
                      {"fitted", c.paper.fitted},
                      {"source", c.paper.source}});
   json j = {{"name", figure->name}, {"title", figure->title},   {"x_label", figure->x_label},
-            {"y_label", "Mops"},    {"log_x", figure->log_x},   {"notes", figure->notes},
-            {"series", series},     {"paper", paper},           {"wall_seconds", wall_seconds},
+            {"y_label", repro_y_label(*figure)}, {"log_x", figure->log_x}, {"notes", figure->notes},
+            {"series", series},     {"panels", panels},         {"paper", paper},           {"wall_seconds", wall_seconds},
             {"simulated_verbs", verbs}};
   return j.dump(2);
 }

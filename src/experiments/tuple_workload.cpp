@@ -42,8 +42,10 @@ std::string TupleWorkloadResult::to_json() const {
       .dump();
 }
 
-TupleWorkloadResult run_tuple_workload(const ClusterConfig& c, const TupleWorkloadOptions& o) {
+TupleWorkloadResult run_tuple_workload(const ClusterConfig& base, const TupleWorkloadOptions& o) {
   LW_CHECK_MSG(o.validate().empty(), o.validate());
+  ClusterConfig c = base;
+  tuple_scheme_prepare_cluster(o.scheme, &c);
   std::string err;
   std::unique_ptr<Backend> backend = make_backend(c, &err);
   LW_CHECK_MSG(backend, err);

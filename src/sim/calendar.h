@@ -41,6 +41,23 @@ class Calendar {
     return start;
   }
 
+  // Where book() would start `duration` without booking it (to pick the
+  // first free of several identical servers).
+  Nanos earliest_fit(Nanos earliest, Nanos duration) const {
+    if (duration == 0) return earliest;
+    Nanos start = earliest;
+    auto it = busy_.upper_bound(start);
+    if (it != busy_.begin()) {
+      auto prev = std::prev(it);
+      if (prev->second > start) start = prev->second;
+    }
+    while (it != busy_.end() && it->first < start + duration) {
+      start = std::max(start, it->second);
+      ++it;
+    }
+    return start;
+  }
+
   // Gives back [start, end) of an earlier booking (an atomic that turned out
   // not to need its write-back).
   void release(Nanos start, Nanos end) {

@@ -19,6 +19,10 @@ enum class EventKind : uint8_t {
   kCpuAccess,        // a memory-node CPU access takes effect
   kWake,             // a sleeping coroutine becomes ready
   kThreadRun,        // a thread's CPU is free to run its next ready coroutine
+  kDeviceOp,         // the switch's pipeline or a SmartNIC core executes a request
+  kSwitchRequest,    // a request to a memory node passes the switch (§5.5 program)
+  kSwitchResponse,   // its response (READ data, WRITE ACK) passes the switch
+  kSwitchDuplicate,  // a retransmitted request reaches the switch again (fault injection)
 };
 
 struct Event {

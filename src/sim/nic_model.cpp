@@ -23,7 +23,7 @@ bool LruCache::touch(uint64_t id) {
 }
 
 NicModel::NicModel(const ClusterConfig& c, const NicParams& p)
-    : cfg_(c), p_(p), m_(c.nic.mechanisms), memory_(c.memory_nodes) {
+    : cfg_(c), p_(p), m_(c.nic.mechanisms), memory_(c.memory_nodes), smartnic_cores_(p.smartnic_cores) {
   compute_.reserve(c.compute_nodes);
   const uint32_t contexts =
       c.nic.qp_policy == QpPolicy::kPerThreadContext ? c.threads_per_node : 1;
@@ -85,6 +85,9 @@ void NicModel::assign_locks(ComputeNode& node) {
 }
 
 uint64_t NicModel::qp_id(const WrRoute& r) const {
+  // Queue pairs to the switch or the SmartNIC, numbered apart from the rest.
+  if (r.memory_node >= cfg_.memory_nodes)
+    return (uint64_t{1} << 40) + uint64_t{r.thread_in_node} * 4 + (r.memory_node - cfg_.memory_nodes);
   if (cfg_.nic.qp_policy == QpPolicy::kSharedQp) return r.memory_node;
   return uint64_t{r.thread_in_node} * cfg_.memory_nodes + r.memory_node;
 }
@@ -123,6 +126,7 @@ Nanos NicModel::cpu_work(CpuWork kind, uint64_t units) {
 Nanos NicModel::post_batch(const WrRoute& r, const WorkRequest*, uint32_t n, Nanos cpu) {
   const Nanos work = m_.cpu_costs ? n * p_.post_cpu_ns + p_.mmio_ns : 0;
   ComputeNode& node = compute_[r.compute_node];
+  if (r.memory_node >= cfg_.memory_nodes) return cpu + work;  // a device's QP: its own doorbell
   const uint32_t lock = node.lock_of[size_t{r.thread_in_node} * cfg_.memory_nodes + r.memory_node];
   if (lock == ~0u) return cpu + work;
   SharedLock& l = node.locks[lock];
@@ -139,10 +143,17 @@ Nanos NicModel::post_batch(const WrRoute& r, const WorkRequest*, uint32_t n, Nan
   return start + hold;  // spinning is CPU time too
 }
 
-Nanos NicModel::request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) {
+uint64_t NicModel::request_payload(const WorkRequest& wr) {
+  return wr.opcode == Opcode::kWrite ? wr.length : is_atomic(wr.opcode) ? 28 /* AtomicETH */ : 16 /* RETH */;
+}
+
+uint64_t NicModel::response_payload(const WorkRequest& wr) {
+  return wr.opcode == Opcode::kRead ? wr.length : is_atomic(wr.opcode) ? 12 /* AETH + AtomicAckETH */ : 4 /* AETH */;
+}
+
+Nanos NicModel::requester_side(const WrRoute& r, const WorkRequest& wr, Nanos posted) {
   ComputeNode& node = compute_[r.compute_node];
   Nic& src = node.nic;
-  Nic& dst = memory_[r.memory_node].nic;
   Nanos t = std::max(posted, horizon_) + p_.nic_latency_ns;
 
   // Requester processing: the message rate, plus context and WQE refetches.
@@ -165,12 +176,15 @@ Nanos NicModel::request_path(const WrRoute& r, const WorkRequest& wr, Nanos post
   if (busy > 0) t = src.pu.book(t, busy, horizon_) + busy;
   t += wait;
   if (wr.opcode == Opcode::kWrite) t += p_.pcie_read_ns;  // the NIC gathers the payload
+  return t;
+}
 
+Nanos NicModel::request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) {
+  Nic& src = compute_[r.compute_node].nic;
+  Nic& dst = memory_[r.memory_node].nic;
+  Nanos t = requester_side(r, wr, posted);
   // The wire: out of the requester's port, across the switch, into the responder's.
-  const uint64_t bytes = wire_bytes(wr.opcode == Opcode::kWrite ? wr.length
-                                    : is_atomic(wr.opcode)      ? 28  // AtomicETH
-                                                                : 16);  // RETH
-  t = cross(src, dst, t, bytes, rng) + p_.nic_latency_ns;
+  t = cross(src, dst, t, wire_bytes(request_payload(wr)), rng) + p_.nic_latency_ns;
 
   // Responder processing.
   if (m_.message_rate) t = dst.pu.book(t, pu_time(), horizon_) + pu_time();
@@ -225,11 +239,55 @@ Nanos NicModel::response_path(const WrRoute& r, const WorkRequest& wr, Nanos don
   Nic& src = memory_[r.memory_node].nic;
   Nic& dst = compute_[r.compute_node].nic;
   Nanos t = std::max(done, horizon_) + p_.nic_latency_ns;
-  const uint64_t bytes = wire_bytes(wr.opcode == Opcode::kRead ? wr.length
-                                    : is_atomic(wr.opcode)     ? 12  // AETH + AtomicAckETH
-                                                               : 4);  // AETH
-  t = cross(src, dst, t, bytes, rng) + p_.nic_latency_ns;
+  t = cross(src, dst, t, wire_bytes(response_payload(wr)), rng) + p_.nic_latency_ns;
   // The data (READ, atomic) and then the CQE are written into host memory.
+  return t + p_.pcie_write_ns;
+}
+
+// The switch answers from its pipeline: half the wire each way, no responder
+// NIC, no PCIe, no lock table (Jasny §5.4). Its ports run at line rate; the
+// requester's own link and NIC are what a switch-bound workload waits for.
+Nanos NicModel::switch_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) {
+  Nic& src = compute_[r.compute_node].nic;
+  Nanos t = requester_side(r, wr, posted);
+  const Nanos ser = serialize(wire_bytes(request_payload(wr)));
+  if (m_.link) t = src.tx.book(t, ser, horizon_);
+  return t + ser + p_.propagation_ns / 2 + jitter(rng) + p_.switch_pipeline_ns;
+}
+
+Nanos NicModel::switch_response(const WrRoute& r, const WorkRequest& wr, Nanos at_switch, Rng& rng) {
+  Nic& dst = compute_[r.compute_node].nic;
+  const Nanos ser = serialize(wire_bytes(response_payload(wr)));
+  Nanos t = std::max(at_switch, horizon_) + p_.propagation_ns / 2 + jitter(rng);
+  if (m_.link) t = dst.rx.book(t, ser, horizon_);
+  return t + ser + p_.nic_latency_ns + p_.pcie_write_ns;
+}
+
+// A latch RPC to the SmartNIC (Jasny §5.2): its NIC receives the request into
+// the SoC's memory, the first free core executes it with CPU atomics (no lock
+// table), and the reply goes back through its NIC.
+Nanos NicModel::smartnic_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) {
+  Nic& src = compute_[r.compute_node].nic;
+  Nanos t = requester_side(r, wr, posted);
+  t = cross(src, smartnic_, t, wire_bytes(request_payload(wr)), rng) + p_.nic_latency_ns;
+  if (m_.message_rate) t = smartnic_.pu.book(t, pu_time(), horizon_) + pu_time();
+  t += p_.pcie_write_ns;  // the receive lands where the cores poll
+  size_t best = 0;
+  Nanos best_start = ~Nanos{0};
+  for (size_t i = 0; i < smartnic_cores_.size(); ++i) {
+    const Nanos s = smartnic_cores_[i].earliest_fit(t, p_.smartnic_rpc_ns);
+    if (s < best_start) best_start = s, best = i;
+  }
+  const Nanos start = smartnic_cores_[best].book(t, p_.smartnic_rpc_ns, horizon_);
+  LW_CHECK(start == best_start);
+  return start + p_.smartnic_rpc_ns;
+}
+
+Nanos NicModel::smartnic_response(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) {
+  Nic& dst = compute_[r.compute_node].nic;
+  Nanos t = std::max(done, horizon_) + p_.nic_latency_ns;
+  if (m_.message_rate) t = smartnic_.pu.book(t, pu_time(), horizon_) + pu_time();
+  t = cross(smartnic_, dst, t, wire_bytes(response_payload(wr)), rng) + p_.nic_latency_ns;
   return t + p_.pcie_write_ns;
 }
 

@@ -48,6 +48,10 @@ class NicModel final : public TimingModel {
   void skip_write_back(const WrRoute& r, const WorkRequest& wr, bool device,
                        const AccessTimes& t) override;
   Nanos response_path(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) override;
+  Nanos switch_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) override;
+  Nanos switch_response(const WrRoute& r, const WorkRequest& wr, Nanos at_switch, Rng& rng) override;
+  Nanos smartnic_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) override;
+  Nanos smartnic_response(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) override;
   void completed(const WrRoute& r) override;
   void report(std::map<std::string, double>* out) const override;
 
@@ -88,6 +92,11 @@ class NicModel final : public TimingModel {
     return static_cast<uint32_t>(offset & ((uint64_t{1} << p_.lock_table_bits) - 1));
   }
   uint64_t qp_id(const WrRoute& r) const;
+  // The requester NIC's part of a request: processing, cache misses, payload
+  // gather. Returns when the request is ready to leave its port.
+  Nanos requester_side(const WrRoute& r, const WorkRequest& wr, Nanos posted);
+  static uint64_t request_payload(const WorkRequest& wr);
+  static uint64_t response_payload(const WorkRequest& wr);
   Nanos cross(Nic& from, Nic& to, Nanos t, uint64_t bytes, Rng& rng);
   void assign_locks(ComputeNode& node);
 
@@ -96,6 +105,9 @@ class NicModel final : public TimingModel {
   const NicMechanisms m_;
   std::vector<ComputeNode> compute_;
   std::vector<MemoryNic> memory_;
+  // The SmartNIC (Jasny §5.2): its own port and NIC, and cores serving RPCs.
+  Nic smartnic_;
+  std::vector<Calendar> smartnic_cores_;
   Counters counters_;
 };
 

@@ -19,13 +19,22 @@ SimBackend::Impl::Impl(const ClusterConfig& c)
   timing = make_timing_model(cfg);
   for (uint32_t m = 0; m < cfg.memory_nodes; ++m)
     memory.push_back(std::make_unique<sim::MemoryNode>(cfg.memory_node_bytes, cfg.device_memory_bytes));
+  // Smart network hardware after the memory nodes, in the order of
+  // switch_node() and smartnic_node().
+  if (cfg.network.programmable_switch.enabled)
+    memory.push_back(std::make_unique<sim::MemoryNode>(
+        NodeMemory::kReservedBytes + uint64_t{cfg.network.programmable_switch.registers} * kWord, 0,
+        sim::NodeKind::kSwitch));
+  if (cfg.network.smartnic.enabled)
+    memory.push_back(std::make_unique<sim::MemoryNode>(cfg.network.smartnic.memory_bytes, 0,
+                                                       sim::NodeKind::kSmartNic));
   auto add_thread = [&](Placement p) {
     auto t = std::make_unique<Thread>();
     t->base = p;
     t->route.compute_node = p.on_memory_node() ? cfg.compute_nodes + p.node : p.node;
     t->route.thread = static_cast<uint32_t>(threads.size());
     t->route.thread_in_node = p.thread;
-    t->qps.resize(cfg.memory_nodes);
+    t->qps.resize(memory.size());
     threads.push_back(std::move(t));
   };
   for (uint32_t n = 0; n < cfg.compute_nodes; ++n)
@@ -51,6 +60,37 @@ void SimBackend::set_event_limit(uint64_t limit) { impl_->event_limit = limit; }
 void SimBackend::set_relaxation_log(RelaxationLog* log) {
   LW_CHECK_MSG(!impl_->ran, "set the relaxation log before run()");
   impl_->log = log;
+}
+
+Capabilities SimBackend::capabilities() const {
+  Capabilities c;
+  c.deterministic = true;
+  c.programmable_switch = impl_->cfg.network.programmable_switch.enabled;
+  c.switch_optimistic_latching = impl_->cfg.network.programmable_switch.optimistic_latching();
+  c.smartnic = impl_->cfg.network.smartnic.enabled;
+  return c;
+}
+
+Status SimBackend::install_switch_tuples(const SwitchTupleMap& map) {
+  Impl& s = *impl_;
+  LW_CHECK_MSG(!s.ran, "install switch rules before run()");
+  if (!s.cfg.network.programmable_switch.optimistic_latching()) return Status::kUnsupported;
+  if (s.sw.maps.size() >= sim::SwitchState::kMaxMaps) return Status::kQueueFull;
+  if (map.tuples.node() >= s.cfg.memory_nodes || map.versions.node() != s.cfg.switch_node())
+    return Status::kWrongNode;
+  if (map.tuple_bytes < kCacheLine || map.tuple_bytes % kCacheLine != 0 || map.count == 0 ||
+      map.count > (uint64_t{1} << 32))
+    return Status::kBadLength;
+  if (map.tuples.offset() % kCacheLine != 0 || map.versions.offset() % kWord != 0) return Status::kMisaligned;
+  // The first and the last tuple and register must be inside their nodes.
+  const NodeMemory& tuples = s.memory[map.tuples.node()]->mem;
+  const NodeMemory& regs = s.memory[map.versions.node()]->mem;
+  for (uint64_t i : {uint64_t{0}, map.count - 1}) {
+    if (Status st = tuples.check(map.tuple(i).offset(), map.tuple_bytes, false); st != Status::kOk) return st;
+    if (Status st = regs.check(map.version(i).offset(), kWord, true); st != Status::kOk) return st;
+  }
+  s.sw.maps.push_back(map);
+  return Status::kOk;
 }
 
 RemoteAddr SimBackend::allocate(NodeId node, uint64_t bytes, uint64_t align) {
@@ -125,6 +165,7 @@ RunStats SimBackend::run() {
   stats.events = processed;
   stats.trace_hash = s.trace.value();
   s.timing->report(&stats.counters);
+  for (const auto& [name, value] : s.sw.counters) stats.counters[name] = value;
   stats.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return stats;
@@ -138,6 +179,10 @@ void SimBackend::Impl::dispatch(const Event& e) {
     case EventKind::kAtomicWriteBack: on_atomic_write_back(static_cast<sim::Op*>(e.target)); break;
     case EventKind::kComplete: on_complete(static_cast<sim::Op*>(e.target)); break;
     case EventKind::kCpuAccess: on_cpu_access(static_cast<Coroutine*>(e.target)); break;
+    case EventKind::kDeviceOp: on_device_op(static_cast<sim::Op*>(e.target)); break;
+    case EventKind::kSwitchRequest: on_switch_request(static_cast<sim::Op*>(e.target)); break;
+    case EventKind::kSwitchResponse: on_switch_response(static_cast<sim::Op*>(e.target)); break;
+    case EventKind::kSwitchDuplicate: on_switch_duplicate(e.arg); break;
     case EventKind::kWake: {
       auto* c = static_cast<Coroutine*>(e.target);
       make_ready(c, c->resume_point);

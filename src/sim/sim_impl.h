@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "event_queue.h"
+#include "switch_state.h"
 #include "latchwork/sim/relaxation_log.h"
 #include "latchwork/sim/sim_backend.h"
 #include "latchwork/verbs/node_memory.h"
@@ -40,6 +41,13 @@ struct QueuePair {
   Nanos atomics_done = 0;     // atomics posted so far have written back by then
   Nanos last_completion = 0;  // completions reach the requester in posting order
   ReadMark slowest_read;      // relaxation log only
+  // Packet sequence numbers, kept while the switch runs the §5.5 program
+  // (it answers some of this QP's packets itself and must shift the PSNs of
+  // the ones it forwards, Table 2).
+  uint64_t next_psn = 0;       // the requester's next PSN
+  uint64_t psn_offset = 0;     // packets the switch answered so far
+  uint64_t responder_psn = 0;  // the PSN the memory node expects next
+  Nanos last_switch_pass = 0;  // packets pass the switch in posting order
 };
 
 inline constexpr uint32_t kAllLines = ~uint32_t{0};
@@ -54,12 +62,20 @@ struct Op {
   WrRoute route;                   // who posted it, to which memory node
   Placement who;                   // the posting coroutine
   AccessTimes access;              // when the responder touches memory
+  AccessTimes booked;              // an atomic's times as the timing model booked them
   uint64_t id = 0;
   // NIC atomics: what the read half computed.
   uint64_t atomic_new = 0;
   bool atomic_writes = false;
   bool has_window = false;
   bool device = false;
+  // The switch's view of this request (§5.5): its packet type, and the
+  // Client-to-Tuple-ID / Client-to-Version entries kept until the response.
+  SwitchPacket sw = SwitchPacket::kNone;
+  uint32_t sw_map = 0;
+  uint64_t sw_tuple = 0;
+  uint64_t sw_version = 0;
+  uint64_t psn = 0;
 };
 
 // A store to memory-node memory: a WRITE line or a CPU store/atomic.
@@ -91,9 +107,14 @@ struct PartialWrite {
   uint64_t last_reader = ~uint64_t{0};  // one event per READ
 };
 
+// What a node of the simulated cluster is (config/network_devices.h).
+enum class NodeKind : uint8_t { kMemory, kSwitch, kSmartNic };
+
 struct MemoryNode {
-  explicit MemoryNode(uint64_t bytes, uint64_t dm) : mem(bytes, dm) {}
+  explicit MemoryNode(uint64_t bytes, uint64_t dm, NodeKind k = NodeKind::kMemory)
+      : mem(bytes, dm), kind(k) {}
   NodeMemory mem;
+  NodeKind kind;
   // The NIC's atomic unit serialises atomics on one word (by word offset).
   std::unordered_map<uint64_t, Nanos> atomic_busy_until;
   std::unordered_map<uint64_t, AtomicWindow> open_windows;
@@ -135,6 +156,26 @@ struct SimBackend::Impl {
   void on_atomic_write_back(sim::Op* op);
   void on_complete(sim::Op* op);
   void on_cpu_access(sim::Coroutine* c);
+
+  // --- the programmable switch and the SmartNIC (sim_devices.cpp) ---
+  // The memory node whose queue pair carries a request to `node` (a version
+  // register travels on its tuple's storage QP), or `node` itself.
+  NodeId qp_node_for(NodeId node, const WorkRequest& wr) const;
+  void schedule_on_device(sim::Op* op, Nanos posted);
+  void on_device_op(sim::Op* op);
+  // A request to a memory node under the §5.5 program: classifies it and
+  // schedules its passes through the switch. Returns the completion time.
+  Nanos switch_watch(sim::Op* op, Nanos posted, Nanos arrive, Nanos done, Nanos completion);
+  void on_switch_request(sim::Op* op);
+  void on_switch_response(sim::Op* op);
+  void on_switch_duplicate(uint32_t id);
+  // Executes a request on the switch's registers or the SmartNIC's memory.
+  // `write_result`: false for a duplicate, whose requester has its answer.
+  void execute_on_device(sim::MemoryNode& m, WorkRequest& wr, sim::SwitchPacket kind,
+                         const std::byte* write_src, bool write_result);
+  // PSN bookkeeping of a request the switch forwards to a memory node.
+  void switch_forwarded(sim::Op* op);
+  void maybe_duplicate(const sim::Op* op, Nanos at);
   // A store (WRITE line or CPU store) to [lo, hi) meets open atomic windows.
   void note_store(sim::MemoryNode& m, uint64_t lo, uint64_t hi, bool losable,
                   const sim::StoreSource& src);
@@ -170,6 +211,7 @@ struct SimBackend::Impl {
   size_t finished = 0;
   bool ran = false;
   RelaxationLog* log = nullptr;  // records weak behaviours; never decides anything
+  sim::SwitchState sw;           // the programmable switch's data plane (if any)
 };
 
 namespace sim {

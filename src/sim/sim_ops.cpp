@@ -35,6 +35,7 @@ Op* SimBackend::Impl::new_op() {
 void SimBackend::Impl::free_op(Op* op) {
   op->waiter = nullptr;
   op->has_window = false;
+  op->sw = sim::SwitchPacket::kNone;
   op_pool.emplace_back(op);
 }
 
@@ -46,19 +47,23 @@ bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
     for (uint32_t i = 0; i < n; ++i) wrs[i].status = Status::kWrongNode;
     return false;
   }
-  sim::QueuePair& qp = c->thread->qps[node];
+  // Usually the target node's QP; a switch version register rides its
+  // tuple's storage QP (switch_program.h).
+  const NodeId qp_node = qp_node_for(node, wrs[0]);
+  sim::QueuePair& qp = c->thread->qps[qp_node];
   if (qp.outstanding + n > cfg.queue_depth) {
     for (uint32_t i = 0; i < n; ++i) wrs[i].status = Status::kQueueFull;
     return false;
   }
   sim::Thread* t = c->thread;
-  t->route.memory_node = node;
+  t->route.memory_node = qp_node;
   timing->set_horizon(now);
   // The batch's WQEs are written and one doorbell rung before the NIC sees any.
   t->cur = timing->post_batch(t->route, wrs, n, t->cur);
   const Nanos posted = t->cur;
   for (uint32_t i = 0; i < n; ++i) {
     LW_CHECK_MSG(wrs[i].remote.node() == node, "one submission goes to one memory node");
+    LW_CHECK_MSG(qp_node_for(node, wrs[i]) == qp_node, "one submission uses one queue pair");
     Op* op = new_op();
     op->id = next_op_id++;
     op->qp = &qp;
@@ -90,6 +95,12 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
   WorkRequest& wr = *op->wr;
   sim::QueuePair& qp = *op->qp;
   sim::MemoryNode& m = *memory[wr.remote.node()];
+  if (m.kind != sim::NodeKind::kMemory) {
+    schedule_on_device(op, posted);
+    return;
+  }
+  const bool watched = cfg.network.programmable_switch.optimistic_latching();
+  if (watched) switch_forwarded(op);
   ++verbs;
   ++qp.outstanding;
   const Nanos arrive = std::max(timing->request_path(op->route, wr, posted, rng), qp.last_arrival);
@@ -172,8 +183,8 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
       qp.writes_done = std::max(qp.writes_done, done);
     }
   }
-  const Nanos completion = std::max(timing->response_path(op->route, wr, done, rng),
-                                    qp.last_completion + 1);
+  Nanos completion = std::max(timing->response_path(op->route, wr, done, rng), qp.last_completion + 1);
+  if (watched && s == Status::kOk) completion = switch_watch(op, posted, arrive, done, completion);
   qp.last_completion = completion;
   events.push(completion, EventKind::kComplete, op);
 }
@@ -181,6 +192,7 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
 void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, Nanos e) {
   const WorkRequest& wr = *op->wr;
   AccessTimes at = timing->atomic(op->route, wr, device, e);
+  op->booked = at;
   // Whatever the model does, atomics on one word never overlap (the contract:
   // NIC atomics are atomic against each other).
   const uint64_t word = wr.remote.offset();
@@ -263,7 +275,9 @@ void SimBackend::Impl::on_atomic_read(Op* op) {
     // saves the second PCIe transaction (Sherman §3.2.2).
     op->has_window = false;
     timing->set_horizon(now);
-    timing->skip_write_back(op->route, wr, op->device, op->access);
+    // The model gives back what it booked: the access may have been moved
+    // past another atomic on the word since (bookings are the model's own).
+    timing->skip_write_back(op->route, wr, op->device, op->booked);
     release_atomic_unit(m, wr.remote.offset(), op);
     return;
   }

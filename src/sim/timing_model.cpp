@@ -21,6 +21,24 @@ Nanos SimpleTimingModel::response_path(const WrRoute&, const WorkRequest& wr, Na
   return done + c_.one_way_ns + wire(bytes) + rng.below(c_.jitter_ns + 1);
 }
 
+Nanos SimpleTimingModel::switch_request(const WrRoute&, const WorkRequest& wr, Nanos posted, Rng& rng) {
+  uint64_t bytes = kHeaderBytes + (wr.opcode == Opcode::kWrite ? wr.length : 8);
+  return posted + c_.one_way_ns / 2 + wire(bytes) + c_.switch_pipeline_ns + rng.below(c_.jitter_ns + 1);
+}
+
+Nanos SimpleTimingModel::switch_response(const WrRoute&, const WorkRequest& wr, Nanos at_switch, Rng& rng) {
+  uint64_t bytes = kHeaderBytes + (wr.opcode == Opcode::kRead ? wr.length : 8);
+  return at_switch + c_.one_way_ns / 2 + wire(bytes) + rng.below(c_.jitter_ns + 1);
+}
+
+Nanos SimpleTimingModel::smartnic_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) {
+  return request_path(r, wr, posted, rng) + c_.smartnic_rpc_ns;  // no queueing in this model
+}
+
+Nanos SimpleTimingModel::smartnic_response(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) {
+  return response_path(r, wr, done, rng);
+}
+
 std::unique_ptr<TimingModel> make_timing_model(const ClusterConfig& c) {
   if (!c.nic.calibrated()) return std::make_unique<SimpleTimingModel>(c.timing);
   NicProfile profile;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "latchwork/sync/optimistic_variants.h"
+#include "latchwork/sync/switch_latched.h"
 
 namespace lw {
 namespace {
@@ -57,13 +58,25 @@ const NamedScheme kSchemes[] = {
      [](TupleStoreOptions* o) { o->scheme = TupleScheme::kReversedWriteUnlatch; }},
     {"out-of-place", true, [](TupleStoreOptions* o) { o->scheme = TupleScheme::kOutOfPlace; }},
     {"in-place-marking", false, [](TupleStoreOptions* o) { o->scheme = TupleScheme::kInPlaceMarking; }},
+    // §5.5: the switch verifies reads and unlatches on the write's ACK.
+    {"switch-optimistic", true,
+     [](TupleStoreOptions* o) {
+       o->scheme = TupleScheme::kSwitchOptimistic;
+       o->relaxed_read = false;
+     }},
+    {"switch-optimistic-relaxed", true,
+     [](TupleStoreOptions* o) {
+       o->scheme = TupleScheme::kSwitchOptimistic;
+       o->relaxed_read = true;
+     }},
 };
 
 uint32_t payload_of(const TupleStoreOptions& o) {
   switch (o.scheme) {
     case TupleScheme::kPessimistic:
     case TupleScheme::kReversedWriteUnlatch:
-    case TupleScheme::kInPlaceMarking: return o.tuple_bytes - kWord;
+    case TupleScheme::kInPlaceMarking:
+    case TupleScheme::kSwitchOptimistic: return o.tuple_bytes - kWord;
     case TupleScheme::kOptimistic: return OptimisticLayout(o.consistency, o.tuple_bytes).payload_bytes();
     case TupleScheme::kOutOfPlace: return o.tuple_bytes;
   }
@@ -98,6 +111,12 @@ bool tuple_scheme_is_correct(const std::string& name) {
   return false;
 }
 
+void tuple_scheme_prepare_cluster(const std::string& name, ClusterConfig* c) {
+  if (name.rfind("switch-optimistic", 0) != 0) return;
+  c->network.programmable_switch.enabled = true;
+  c->network.programmable_switch.program = "optimistic-latching";
+}
+
 std::string TupleStoreOptions::validate() const {
   if (tuple_bytes < 64 || tuple_bytes > (16u << 10) || tuple_bytes % 64 != 0)
     return "tuple size must be a multiple of 64 in [64, 16384], got " + std::to_string(tuple_bytes);
@@ -122,7 +141,8 @@ std::string TupleStore::create(Backend& b, const TupleStoreOptions& o, std::uniq
     case TupleScheme::kPessimistic: s->stride_ = s->layout_.stride(); break;
     case TupleScheme::kOptimistic: s->stride_ = o.tuple_bytes; break;
     case TupleScheme::kReversedWriteUnlatch:
-    case TupleScheme::kInPlaceMarking: s->stride_ = o.tuple_bytes; break;
+    case TupleScheme::kInPlaceMarking:
+    case TupleScheme::kSwitchOptimistic: s->stride_ = o.tuple_bytes; break;
     case TupleScheme::kOutOfPlace: s->stride_ = kWord; break;
   }
   const uint64_t per_node = (o.tuples + m - 1) / m;
@@ -137,6 +157,19 @@ std::string TupleStore::create(Backend& b, const TupleStoreOptions& o, std::uniq
       if (latches.is_null()) return "no room for the latch array";
     }
     s->latch_arrays_.push_back(latches);
+    if (o.scheme == TupleScheme::kSwitchOptimistic) {
+      if (!b.capabilities().switch_optimistic_latching)
+        return "scheme switch-optimistic needs the simulator's programmable switch running "
+               "optimistic-latching (config network.switch: enabled, program)";
+      const NodeId sw = b.config().switch_node();
+      RemoteAddr versions = b.allocate(sw, per_node * kWord, kWord);
+      if (versions.is_null())
+        return "the switch has too few registers for " + std::to_string(o.tuples) + " tuples";
+      const SwitchTupleMap map{region, o.tuple_bytes, per_node, versions};
+      if (Status st = b.install_switch_tuples(map); st != Status::kOk)
+        return "the switch refused the tuples: " + std::string(to_string(st));
+      s->switch_versions_.push_back(versions);
+    }
   }
   // Initial contents: payload zero, version 0, latches free.
   for (uint64_t k = 0; k < o.tuples; ++k) {
@@ -181,6 +214,10 @@ LatchedTuple TupleStore::latched(uint64_t key) const {
   return {layout_.latch(region, latches, i), layout_.data(region, i), payload_bytes_};
 }
 
+SwitchLatchedTuple TupleStore::switch_latched(uint64_t key) const {
+  return {tuple(key), switch_versions_[key % memory_nodes_] + (key / memory_nodes_) * kWord, o_.tuple_bytes};
+}
+
 Task<Status> TupleStore::read(Worker& w, uint64_t key, std::span<std::byte> payload,
                               const RetryPolicy& policy) const {
   LW_CHECK(payload.size() == payload_bytes_);
@@ -198,6 +235,8 @@ Task<Status> TupleStore::read(Worker& w, uint64_t key, std::span<std::byte> payl
       co_return co_await out_of_place_read(w, {tuple(key), payload_bytes_}, payload, policy);
     case TupleScheme::kInPlaceMarking:
       co_return co_await in_place_marked_read(w, {tuple(key), payload_bytes_}, payload, policy);
+    case TupleScheme::kSwitchOptimistic:
+      co_return co_await switch_latched_read(w, switch_latched(key), payload, !o_.relaxed_read, policy);
   }
   co_return Status::kUnsupported;
 }
@@ -225,6 +264,8 @@ Task<Status> TupleStore::write(Worker& w, uint64_t key, std::span<const std::byt
     }
     case TupleScheme::kInPlaceMarking:
       co_return co_await in_place_marked_write(w, {tuple(key), payload_bytes_}, payload, policy);
+    case TupleScheme::kSwitchOptimistic:
+      co_return co_await switch_latched_write(w, switch_latched(key), payload, policy);
   }
   co_return Status::kUnsupported;
 }

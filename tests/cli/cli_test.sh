@@ -131,6 +131,15 @@ expect_exit 0 "check btree" -- "$lw" check --structure btree --seeds 5
 grep -q "btree-pessimistic .* ok" "$tmp/out" || { echo "FAIL: check --structure btree"; cat "$tmp/out"; fail=1; }
 expect_exit 2 "check btree with a tuple scheme" -- "$lw" check --structure btree --scheme bookend
 expect_err "btree-optimistic and btree-pessimistic"
+# Smart network hardware (docs/smart-hardware.md): duplicates executed twice
+# are caught and named, and the replay command carries the config file.
+printf '{"network": {"switch": {"enabled": true, "program": "optimistic-latching", "duplicate_percent": 20, "suppress_duplicates": false}}}' >"$tmp/dup.json"
+expect_exit 1 "check switch duplicates" -- "$lw" check --scheme switch-optimistic --seeds 3 --show 1 --config "$tmp/dup.json"
+grep -q "caused by switch_duplicate" "$tmp/out" || { echo "FAIL: check names no switch duplicate"; cat "$tmp/out"; fail=1; }
+grep -q -- "--config $tmp/dup.json" "$tmp/out" || { echo "FAIL: replay lacks the config file"; cat "$tmp/out"; fail=1; }
+expect_exit 0 "perf on the switch" -- "$lw" perf cas --target switch --profile cx5-100g --threads 4
+expect_exit 2 "perf 64 B on the switch" -- "$lw" perf read --size 64 --target switch
+expect_err "8 bytes"
 expect_exit 0 "flips help" -- "$lw" flips --help
 expect_exit 2 "flips bad profile" -- "$lw" flips --profile cx9
 

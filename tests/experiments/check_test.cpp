@@ -66,6 +66,31 @@ TEST(Check, CorrectSchemesShowNothingOverSeeds) {
   }
 }
 
+// Retransmitted Latch Tuple packets executed twice by the switch leave a
+// latch held by nobody; suppressing duplicates by PSN (§5.5) prevents it.
+TEST(Check, SwitchDuplicatesBreakLatchingUnlessSuppressedByPsn) {
+  CheckOptions o;
+  o.scheme = "switch-optimistic";
+  for (const bool suppress : {false, true}) {
+    ClusterConfig c;
+    c.network.programmable_switch.duplicate_percent = 20;
+    c.network.programmable_switch.suppress_duplicates = suppress;
+    uint64_t findings = 0;
+    std::set<std::string> relaxations;
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+      CheckSeedResult r = run_check_seed(c, o, seed);
+      findings += r.findings.size();
+      for (const CheckFinding& x : r.findings) relaxations.insert(x.relaxations.begin(), x.relaxations.end());
+    }
+    if (suppress) {
+      EXPECT_EQ(findings, 0u);
+    } else {
+      EXPECT_GT(findings, 0u);
+      EXPECT_TRUE(relaxations.count("switch_duplicate"));
+    }
+  }
+}
+
 TEST(Check, SameSeedSameRun) {
   ClusterConfig c;
   CheckOptions o;

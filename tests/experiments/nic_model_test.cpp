@@ -133,6 +133,33 @@ TEST(NicModel, SameSeedSameResult) {
   EXPECT_NE(run_perf(c, o).latency_ns_mean, a.latency_ns_mean);
 }
 
+// Jasny §5.4, Fig. 22: a switch register has no lock table, so contention
+// costs nothing there while it caps the storage NIC at one slot.
+TEST(NicModel, SwitchAtomicsIgnoreContention) {
+  const ClusterConfig c = tiny(4, 8, 1);
+  PerfOptions o = quick(Opcode::kCas);
+  o.target = "switch";
+  const double uncontended = mops(c, o);
+  o.contended = true;
+  EXPECT_DOUBLE_EQ(mops(c, o), uncontended);
+  o.target = "memory";
+  EXPECT_LT(mops(c, o) * 5, uncontended);
+}
+
+// Jasny §5.2, Fig. 18: the SmartNIC's cores bound its latch RPCs
+// (smartnic_cores / smartnic_rpc_ns), whatever the lock-table slot.
+TEST(NicModel, SmartNicRpcsAreBoundByItsCores) {
+  const ClusterConfig c = tiny(4, 32, 1);
+  PerfOptions o = quick(Opcode::kCas, 8, 4096);
+  o.target = "smartnic";
+  const double rpcs = mops(c, o);
+  EXPECT_GT(rpcs, 15.0);
+  EXPECT_LE(rpcs, 8 / 0.400 + 0.5);
+  ClusterConfig fewer = c;
+  fewer.nic.overrides["smartnic_cores"] = 2;
+  EXPECT_LE(mops(fewer, o), 2 / 0.400 + 0.5);
+}
+
 TEST(Perf, RunsOnTheThreadsBackend) {
   ClusterConfig c = tiny(1, 2, 2);
   c.backend = "threads";
@@ -141,6 +168,18 @@ TEST(Perf, RunsOnTheThreadsBackend) {
   const PerfResult r = run_perf(c, o);
   EXPECT_GT(r.ops, 0u);
   EXPECT_TRUE(r.counters.empty());  // no NIC model on real threads
+}
+
+TEST(Perf, RejectsBadDeviceTargets) {
+  ClusterConfig c = tiny(1, 1, 1);
+  PerfOptions o = quick(Opcode::kRead, 64);
+  o.target = "switch";
+  EXPECT_NE(validate_perf(c, o).find("8 bytes"), std::string::npos);
+  o.target = "toaster";
+  EXPECT_NE(validate_perf(c, o).find("target"), std::string::npos);
+  o.target = "smartnic";
+  c.backend = "threads";
+  EXPECT_NE(validate_perf(c, o).find("simulator"), std::string::npos);
 }
 
 TEST(Perf, RejectsBadOptions) {

@@ -26,6 +26,8 @@ class ClusterFlags {
   // After parsing: the config file (if any) with explicit flags applied on
   // top, validated. Returns an error message or "".
   std::string resolve(const cli::FlagSet& flags, ClusterConfig* out) const;
+  // The --config path given, or "".
+  const std::string& config_path() const { return config_path_; }
 
  private:
   ClusterConfig d_;

@@ -61,6 +61,17 @@ int cmd_check(int argc, const char* const* argv) {
   if (!json)
     std::printf("%-24s %-8s %7s %9s %10s %9s  %s\n", "scheme", "correct", "seeds", "ops",
                 "bad seeds", "findings", "verdict");
+  // A replay repeats every flag that shapes a seed's run.
+  auto replay = [&](const std::string& s, uint64_t seed) {
+    std::string cmd = "latchwork check --structure " + structure + " --scheme " + s + " --seed " +
+                      std::to_string(seed) + " --seeds 1 --profile " + c.semantics_profile;
+    if (!cluster.config_path().empty()) cmd += " --config " + cluster.config_path();
+    for (const auto& [flag, value] : {std::pair<const char*, int64_t>{"tuple-bytes", tuple_bytes},
+                                      {"keys", keys}, {"ops", ops}, {"read-percent", read_percent},
+                                      {"max-attempts", attempts}})
+      if (f.was_set(flag)) cmd += std::string(" --") + flag + " " + std::to_string(value);
+    return cmd;
+  };
   int exit_code = kExitOk;
   const auto started = std::chrono::steady_clock::now();
   auto last_progress = started;
@@ -72,8 +83,7 @@ int cmd_check(int argc, const char* const* argv) {
     std::vector<std::pair<uint64_t, CheckFinding>> shown;
     for (int64_t i = 0; i < seeds; ++i) {
       const uint64_t seed = c.seed + static_cast<uint64_t>(i);
-      set_replay_hint("replay: latchwork check --structure " + structure + " --scheme " + s + " --seed " + std::to_string(seed) +
-                      " --seeds 1 --profile " + c.semantics_profile);
+      set_replay_hint("replay: " + replay(s, seed));
       CheckSeedResult r = run_check_seed(c, o, seed);
       total_ops += r.ops;
       if (!r.findings.empty()) ++bad_seeds;
@@ -102,8 +112,7 @@ int cmd_check(int argc, const char* const* argv) {
       for (const auto& [seed, fi] : shown)
         list.push_back({{"seed", seed}, {"kind", fi.kind}, {"detail", fi.detail},
                         {"relaxations", fi.relaxations}, {"causes", fi.causes},
-                        {"replay", "latchwork check --structure " + structure + " --scheme " + s + " --seed " + std::to_string(seed) +
-                                       " --seeds 1 --profile " + c.semantics_profile}});
+                        {"replay", replay(s, seed)}});
       j["examples"] = list;
       std::printf("%s\n", j.dump().c_str());
     } else {
@@ -120,8 +129,7 @@ int cmd_check(int argc, const char* const* argv) {
         std::printf("    seed %llu: %s: %s\n", static_cast<unsigned long long>(seed), fi.kind.c_str(),
                     fi.detail.c_str());
         for (const std::string& cause : fi.causes) std::printf("      caused by %s\n", cause.c_str());
-        std::printf("      replay: latchwork check --structure %s --scheme %s --seed %llu --seeds 1 --profile %s\n",
-                    structure.c_str(), s.c_str(), static_cast<unsigned long long>(seed), c.semantics_profile.c_str());
+        std::printf("      replay: %s\n", replay(s, seed).c_str());
       }
     }
     std::fflush(stdout);

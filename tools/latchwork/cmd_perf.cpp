@@ -54,6 +54,11 @@ int cmd_perf(int argc, const char* const* argv) {
   f.add_uint("random-region", &random_region, "target a random address in this many bytes per op");
   f.add_bool("contended", &contended, "every worker targets the same word");
   f.add_bool("device-memory", &device, "targets in the memory node's on-chip device memory");
+  std::string target = "memory";
+  f.add_enum("target", &target, {"memory", "switch", "smartnic"},
+             "where the targets live: the memory nodes; the programmable switch's registers (Jasny "
+             "§5.4, half a round trip, no lock table); or a SmartNIC whose cores serve each verb as an "
+             "RPC (§5.2). The device is added to the simulated cluster");
   f.add_uint("warmup-us", &warmup_us, "warm-up before measuring (microseconds)");
   f.add_uint("measure-us", &measure_us, "measurement window (microseconds)");
   f.add_bool("json", &json, "one JSON object per result instead of a table");
@@ -90,6 +95,7 @@ int cmd_perf(int argc, const char* const* argv) {
   o.random_region = random_region;
   o.contended = contended;
   o.device_memory = device;
+  o.target = target;
   o.warmup_ns = warmup_us * 1000;
   o.measure_ns = measure_us * 1000;
 

@@ -23,24 +23,35 @@ void print_list() {
 
 void print_series_table(const ReproResult& r) {
   const ReproFigure& f = *r.figure;
-  std::vector<std::string> series;
-  std::map<double, std::map<std::string, double>> rows;
-  for (size_t i = 0; i < f.points.size(); ++i) {
-    const ReproPoint& p = f.points[i];
-    if (std::find(series.begin(), series.end(), p.series) == series.end()) series.push_back(p.series);
-    rows[p.x][p.series] = r.results[i].mops;
-  }
-  std::printf("%s\nthroughput (Mops) by %s\n%10s", f.title.c_str(), f.x_label.c_str(), "x");
-  for (const auto& s : series) std::printf(" %22s", s.c_str());
-  std::printf("\n");
-  for (const auto& [x, vals] : rows) {
-    std::printf("%10g", x);
-    for (const auto& s : series) {
-      auto it = vals.find(s);
-      if (it == vals.end()) std::printf(" %22s", "-");
-      else std::printf(" %22.2f", it->second);
+  std::printf("%s\n", f.title.c_str());
+  // One table per panel; a series is named without its panel's prefix.
+  std::vector<std::string> panels;
+  for (const ReproPoint& p : f.points)
+    if (std::find(panels.begin(), panels.end(), p.panel) == panels.end()) panels.push_back(p.panel);
+  for (const std::string& panel : panels) {
+    std::vector<std::string> series;
+    std::map<double, std::map<std::string, double>> rows;
+    for (size_t i = 0; i < f.points.size(); ++i) {
+      const ReproPoint& p = f.points[i];
+      if (p.panel != panel) continue;
+      std::string name = p.series;
+      if (!panel.empty() && name.rfind(panel, 0) == 0 && name.size() > panel.size()) name = name.substr(panel.size() + 1);
+      if (std::find(series.begin(), series.end(), name) == series.end()) series.push_back(name);
+      rows[p.x][name] = repro_y(f, r.results[i]);
     }
+    std::printf("%s%s%s by %s\n%10s", panel.empty() ? "" : "\n", panel.empty() ? "" : (panel + ": ").c_str(),
+                repro_y_label(f), f.x_label.c_str(), "x");
+    for (const auto& s : series) std::printf(" %22s", s.c_str());
     std::printf("\n");
+    for (const auto& [x, vals] : rows) {
+      std::printf("%10g", x);
+      for (const auto& s : series) {
+        auto it = vals.find(s);
+        if (it == vals.end()) std::printf(" %22s", "-");
+        else std::printf(" %22.3g", it->second);
+      }
+      std::printf("\n");
+    }
   }
 }
 

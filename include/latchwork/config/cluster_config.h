@@ -10,7 +10,9 @@
 #include <string>
 
 #include "latchwork/base/layout.h"
+#include "latchwork/base/remote_ptr.h"
 #include "latchwork/config/cluster_file.h"
+#include "latchwork/config/network_devices.h"
 #include "latchwork/config/nic_profile.h"
 #include "latchwork/config/semantics.h"
 
@@ -27,6 +29,8 @@ struct TimingConfig {
   Nanos cpu_access_ns = 20;        // CPU cost of a load/store/atomic on a memory node
   Nanos pcie_ns = 250;             // responder NIC to host memory (one PCIe transaction)
   Nanos device_memory_ns = 40;     // responder NIC to on-chip device memory
+  Nanos switch_pipeline_ns = 200;  // one pass through a programmable switch's pipeline
+  Nanos smartnic_rpc_ns = 400;     // a SmartNIC core serving one latch RPC
   double crc64_ns_per_byte = 1.0;       // CPU: CRC-64 of one byte (assumed, ~1 GB/s table-driven)
   double farm_check_ns_per_line = 2.0;  // CPU: one FaRM line version checked (assumed)
 };
@@ -78,6 +82,7 @@ struct ClusterConfig {
   std::string semantics_profile = "spec";
   Semantics semantics = Semantics::spec();
   TimingConfig timing;
+  NetworkConfig network;  // smart network hardware (sim only)
   NicConfig nic;
   ThreadsConfig threads;
   VerbsConfig verbs;
@@ -87,6 +92,20 @@ struct ClusterConfig {
   static constexpr uint32_t kMaxThreadsPerNode = 1024;
   static constexpr uint32_t kMaxCoroutinesPerThread = 1024;
   static constexpr uint64_t kMaxMemoryNodeBytes = 1ull << 40;
+
+  // Smart network hardware is numbered after the memory nodes (network_devices.h).
+  static constexpr NodeId kNoNode = static_cast<NodeId>(~0u);
+  NodeId switch_node() const {
+    return network.programmable_switch.enabled ? static_cast<NodeId>(memory_nodes) : kNoNode;
+  }
+  NodeId smartnic_node() const {
+    return network.smartnic.enabled
+               ? static_cast<NodeId>(memory_nodes + (network.programmable_switch.enabled ? 1 : 0))
+               : kNoNode;
+  }
+  uint32_t device_nodes() const {
+    return (network.programmable_switch.enabled ? 1u : 0u) + (network.smartnic.enabled ? 1u : 0u);
+  }
 
   uint64_t total_compute_threads() const {
     return uint64_t{compute_nodes} * threads_per_node;

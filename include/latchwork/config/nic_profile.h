@@ -70,6 +70,10 @@ struct NicParams {
   Nanos cpu_access_ns = 20;        // a memory-node CPU load/store/atomic
   double crc64_ns_per_byte = 1.0;       // CRC-64 of one byte (optimistic CRC scheme)
   double farm_check_ns_per_line = 2.0;  // one FaRM cache-line version checked or stamped
+  // Smart network hardware (Jasny §5.2-5.5; config/network_devices.h).
+  Nanos switch_pipeline_ns = 200;  // one pass through a programmable switch's pipeline
+  uint32_t smartnic_cores = 8;     // SmartNIC cores serving latch RPCs
+  Nanos smartnic_rpc_ns = 400;     // one core serving one latch RPC
 
   struct Field {
     const char* name;

@@ -25,6 +25,11 @@ struct PerfOptions {
   uint64_t random_region = 0;  // >0: each op targets a random aligned address in this many bytes
   bool contended = false;      // every worker targets the same address
   bool device_memory = false;  // targets in the memory node's on-chip memory
+  // Where the targets live: "memory" (the memory nodes), "switch" (the
+  // programmable switch's registers, Jasny Fig. 22) or "smartnic" (latch
+  // RPCs to a SmartNIC's cores, Fig. 18). The last two add the device to the
+  // cluster (simulator only).
+  std::string target = "memory";
   Nanos warmup_ns = 100'000;   // not measured (sim: virtual ns)
   Nanos measure_ns = 500'000;  // the measurement window
   uint64_t max_ops_per_worker = 10'000'000;  // a bound on every worker's loop

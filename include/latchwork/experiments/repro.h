@@ -24,6 +24,9 @@ struct ReproPoint {
   std::optional<TupleWorkloadOptions> tuples = std::nullopt;
   // Set: the point is a B-tree workload (Jasny §4, Fig. 11).
   std::optional<BTreeWorkloadOptions> btree = std::nullopt;
+  // Figures with many series group them: one table and one plot panel per
+  // value (e.g. "256 B read-only"); "" = one panel.
+  std::string panel = {};
 };
 
 // A value a paper states (read from its text; the papers' plots carry no data
@@ -43,6 +46,9 @@ struct ReproFigure {
   std::string title;
   std::string x_label;
   bool log_x = true;
+  // The y axis: false, throughput in Mops; true, mean latency per operation
+  // in µs (paper values are then µs too).
+  bool latency = false;
   std::string notes;   // what the model leaves out, what differs in the set-up
   std::vector<ReproPoint> points;
   std::vector<PaperValue> paper;
@@ -65,6 +71,10 @@ struct ReproResult {
   std::string to_json() const;
   std::string to_csv() const;
 };
+
+// A point's y value in the figure's unit (Mops, or µs when `latency`).
+double repro_y(const ReproFigure& f, const PerfResult& r);
+const char* repro_y_label(const ReproFigure& f);
 
 const std::vector<ReproFigure>& repro_figures();
 const ReproFigure* find_repro(const std::string& name);

@@ -25,7 +25,8 @@ class SimBackend final : public Backend {
 
   std::string_view name() const override { return "sim"; }
   const ClusterConfig& config() const override;
-  Capabilities capabilities() const override { return {.deterministic = true}; }
+  Capabilities capabilities() const override;
+  Status install_switch_tuples(const SwitchTupleMap& map) override;
 
   RemoteAddr allocate(NodeId memory_node, uint64_t bytes, uint64_t align = kCacheLine) override;
   RemoteAddr allocate_device_memory(NodeId memory_node, uint64_t bytes) override;

@@ -65,6 +65,16 @@ class TimingModel {
                                const AccessTimes&) {}
   // From the responder finishing until the completion is in the requester's CQ.
   virtual Nanos response_path(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) = 0;
+  // A request the programmable switch answers itself (Jasny §5.4): from the
+  // doorbell until the switch's pipeline processes it.
+  virtual Nanos switch_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) = 0;
+  // From the switch's pipeline until the completion is in the requester's CQ.
+  virtual Nanos switch_response(const WrRoute& r, const WorkRequest& wr, Nanos at_switch, Rng& rng) = 0;
+  // An RPC to the SmartNIC (Jasny §5.2, Fig. 18): from the doorbell until one
+  // of its cores has executed it.
+  virtual Nanos smartnic_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) = 0;
+  // From the core's reply until the completion is in the requester's CQ.
+  virtual Nanos smartnic_response(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) = 0;
   // The request's completion was delivered (it no longer occupies NIC caches).
   virtual void completed(const WrRoute&) {}
   // Adds the model's counters to `out` at the end of a run.
@@ -96,6 +106,11 @@ class SimpleTimingModel final : public TimingModel {
     return access(r, wr, device, start);
   }
   Nanos response_path(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) override;
+  // Half the one-way delay to the switch and back; a core's time at the SmartNIC.
+  Nanos switch_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) override;
+  Nanos switch_response(const WrRoute& r, const WorkRequest& wr, Nanos at_switch, Rng& rng) override;
+  Nanos smartnic_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) override;
+  Nanos smartnic_response(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) override;
 
  private:
   Nanos wire(uint64_t bytes) const { return static_cast<Nanos>(bytes / c_.bytes_per_ns); }

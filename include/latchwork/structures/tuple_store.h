@@ -12,6 +12,8 @@
 //   reversed-write-unlatch          payload + version word (one WRITE unlatches)
 //   out-of-place       slot word -> immutable records of tuple_bytes
 //   in-place-marking   mark word + payload (broken: a negative control)
+//   switch-optimistic  header word + payload; the version lives on the
+//                      programmable switch (sync/switch_latched.h, §5.5)
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,7 @@
 #include "latchwork/sync/latch_layout.h"
 #include "latchwork/sync/optimistic.h"
 #include "latchwork/sync/pessimistic_tuple.h"
+#include "latchwork/sync/switch_latched.h"
 #include "latchwork/verbs/backend.h"
 
 namespace lw {
@@ -34,6 +37,7 @@ enum class TupleScheme : uint8_t {
   kReversedWriteUnlatch,
   kOutOfPlace,
   kInPlaceMarking,
+  kSwitchOptimistic,      // needs the simulator's switch running optimistic-latching
 };
 
 struct TupleStoreOptions {
@@ -60,6 +64,9 @@ const std::vector<std::string>& tuple_scheme_names();
 std::string parse_tuple_scheme(const std::string& name, TupleStoreOptions* inout);
 // Whether the named scheme is correct (the negative controls are not).
 bool tuple_scheme_is_correct(const std::string& name);
+// Adds what the named scheme needs to a cluster (the switch and its program
+// for switch-optimistic); leaves other schemes' clusters alone.
+void tuple_scheme_prepare_cluster(const std::string& name, ClusterConfig* c);
 
 class TupleStore {
  public:
@@ -83,6 +90,7 @@ class TupleStore {
   explicit TupleStore(const TupleStoreOptions& o);
   RemoteAddr tuple(uint64_t key) const;
   LatchedTuple latched(uint64_t key) const;
+  SwitchLatchedTuple switch_latched(uint64_t key) const;
 
   TupleStoreOptions o_;
   uint32_t payload_bytes_ = 0;
@@ -90,6 +98,7 @@ class TupleStore {
   TupleLayout layout_;
   std::vector<RemoteAddr> regions_;       // per memory node
   std::vector<RemoteAddr> latch_arrays_;  // per memory node (decoupled layout)
+  std::vector<RemoteAddr> switch_versions_;  // per memory node: its tuples' registers
   uint64_t stride_ = 0;                   // of non-pessimistic schemes
   // Out-of-place records: per writer a base and how many it used.
   std::vector<RemoteAddr> record_pools_;

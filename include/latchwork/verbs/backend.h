@@ -15,6 +15,7 @@
 
 #include "latchwork/config/cluster_config.h"
 #include "latchwork/runtime/task.h"
+#include "latchwork/verbs/switch_program.h"
 #include "latchwork/verbs/worker.h"
 
 namespace lw {
@@ -49,6 +50,10 @@ struct Capabilities {
   // does. Soft-RoCE copies in software and can tear a line: schemes that
   // rely on line atomicity (FaRM per-line versions) are not safe there.
   bool line_atomic = true;
+  // Smart network hardware (config/network_devices.h; simulator only).
+  bool programmable_switch = false;  // node config().switch_node() exists
+  bool switch_optimistic_latching = false;  // it runs the §5.5 program
+  bool smartnic = false;             // node config().smartnic_node() exists
 };
 
 class Backend {
@@ -75,6 +80,12 @@ class Backend {
   // `name`, at most `timeout_ms`. Returns an error message or "". In-process
   // backends have one party.
   virtual std::string barrier(const std::string& name, uint32_t parties, uint64_t timeout_ms);
+
+  // The switch's control plane: installs the rules of switch-assisted
+  // optimistic latching for `map` (switch_program.h). kUnsupported without a
+  // switch running that program; kBadLength / kOutOfBounds for a bad map.
+  // Host-side, before run().
+  virtual Status install_switch_tuples(const SwitchTupleMap& /*map*/) { return Status::kUnsupported; }
 
   // Host-side set-up and inspection, only outside run().
   virtual void host_write(RemoteAddr dst, const void* src, uint64_t bytes) = 0;
