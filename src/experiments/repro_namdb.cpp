@@ -57,12 +57,9 @@ TupleWorkloadOptions namdb_tuples(const std::string& scheme, LatchLayout layout,
 
 ReproPoint namdb_point(const std::string& panel, const std::string& system, double zipf, uint32_t workers,
                        TupleWorkloadOptions t) {
-  ReproPoint p;
-  p.series = panel + " " + system;
+  ClusterConfig c = namdb_cluster(workers, t.tuple_bytes, t.tuples);
+  ReproPoint p = ReproPoint::of_tuples(panel + " " + system, zipf, std::move(c), std::move(t));
   p.panel = panel;
-  p.x = zipf;
-  p.cluster = namdb_cluster(workers, t.tuple_bytes, t.tuples);
-  p.tuples = std::move(t);
   return p;
 }
 

@@ -8,15 +8,7 @@ namespace lw {
 namespace {
 
 ClusterConfig smart_cluster(const std::string& profile, uint32_t compute_nodes, uint32_t threads) {
-  ClusterConfig c;
-  c.set_profile("connectx");
-  c.nic.profile = profile;
-  c.compute_nodes = compute_nodes;
-  c.threads_per_node = threads;
-  c.coroutines_per_thread = 1;
-  c.memory_nodes = 1;
-  c.memory_node_bytes = 16ull << 20;
-  return c;
+  return repro_sync_cluster(profile, compute_nodes, threads, 16ull << 20);
 }
 
 PerfOptions cas(const std::string& target, uint64_t stride, bool contended) {
@@ -30,24 +22,6 @@ PerfOptions cas(const std::string& target, uint64_t stride, bool contended) {
   return o;
 }
 
-ReproPoint perf_point(const std::string& series, double x, ClusterConfig c, PerfOptions o) {
-  ReproPoint p;
-  p.series = series;
-  p.x = x;
-  p.cluster = std::move(c);
-  p.perf = std::move(o);
-  return p;
-}
-
-ReproPoint tuple_point(const std::string& series, double x, ClusterConfig c, TupleWorkloadOptions t) {
-  ReproPoint p;
-  p.series = series;
-  p.x = x;
-  p.cluster = std::move(c);
-  p.tuples = std::move(t);
-  return p;
-}
-
 }  // namespace
 
 ReproFigure jasny_fig18() {
@@ -59,8 +33,8 @@ ReproFigure jasny_fig18() {
     ClusterConfig c = smart_cluster("cx7-400g", 2, w / 2);
     c.network.smartnic.memory_bytes = 8ull << 20;
     // 4 KB apart: every latch falls into the same lock-table slot (§3.2).
-    f.points.push_back(perf_point("cas on the RNIC (no padding)", w, c, cas("memory", 4096, false)));
-    f.points.push_back(perf_point("latch RPC on the SmartNIC", w, c, cas("smartnic", 4096, false)));
+    f.points.push_back(ReproPoint::of_perf("cas on the RNIC (no padding)", w, c, cas("memory", 4096, false)));
+    f.points.push_back(ReproPoint::of_perf("latch RPC on the SmartNIC", w, c, cas("smartnic", 4096, false)));
   }
   f.paper = {
       {"latch RPC on the SmartNIC", 512, 20.0,
@@ -84,10 +58,10 @@ ReproFigure jasny_fig22() {
     // §5.4: the §5.1 testbed's ConnectX-7 NICs on 100G links to a Tofino1.
     ClusterConfig c = smart_cluster("cx7-400g", 4, w / 4);
     c.nic.overrides["link_gbps"] = 100;
-    f.points.push_back(perf_point("switch, uncontended", w, c, cas("switch", 8, false)));
-    f.points.push_back(perf_point("switch, contended", w, c, cas("switch", 8, true)));
-    f.points.push_back(perf_point("storage NIC, uncontended", w, c, cas("memory", 64, false)));
-    f.points.push_back(perf_point("storage NIC, contended", w, c, cas("memory", 64, true)));
+    f.points.push_back(ReproPoint::of_perf("switch, uncontended", w, c, cas("switch", 8, false)));
+    f.points.push_back(ReproPoint::of_perf("switch, contended", w, c, cas("switch", 8, true)));
+    f.points.push_back(ReproPoint::of_perf("storage NIC, uncontended", w, c, cas("memory", 64, false)));
+    f.points.push_back(ReproPoint::of_perf("storage NIC, contended", w, c, cas("memory", 64, true)));
   }
   f.paper = {
       {"switch, uncontended", 2048, 110.0,
@@ -122,7 +96,7 @@ ReproFigure jasny_fig25() {
       t.read_percent = read_percent;
       t.warmup_ns = 20'000;
       t.measure_ns = 500'000;
-      f.points.push_back(tuple_point(name, x, smart_cluster("cx5-100g", 1, 1), t));
+      f.points.push_back(ReproPoint::of_tuples(name, x, smart_cluster("cx5-100g", 1, 1), t));
     }
   f.notes =
       "Shape to check (§5.5, Table 2): the switch roughly halves both latencies. Baseline read: version "
@@ -152,7 +126,7 @@ ReproFigure jasny_fig26() {
           ClusterConfig c = smart_cluster("cx5-100g", 4, w / 4);
           c.memory_node_bytes = 160ull << 20;
           const std::string panel = std::to_string(bytes) + " B, " + std::to_string(read_percent) + "% reads";
-          f.points.push_back(tuple_point(panel + " " + name, w, c, t));
+          f.points.push_back(ReproPoint::of_tuples(panel + " " + name, w, c, t));
           f.points.back().panel = panel;
         }
   f.notes =

@@ -9,15 +9,7 @@ namespace lw {
 namespace {
 
 ClusterConfig sync_cluster(uint32_t compute_nodes, uint32_t threads) {
-  ClusterConfig c;
-  c.set_profile("connectx");
-  c.nic.profile = "cx5-100g";
-  c.compute_nodes = compute_nodes;
-  c.threads_per_node = threads;
-  c.coroutines_per_thread = 1;
-  c.memory_nodes = 1;
-  c.memory_node_bytes = 64ull << 20;
-  return c;
+  return repro_sync_cluster("cx5-100g", compute_nodes, threads, 64ull << 20);
 }
 
 TupleWorkloadOptions tuples(const std::string& scheme, uint32_t tuple_bytes, uint32_t read_percent,
@@ -33,15 +25,23 @@ TupleWorkloadOptions tuples(const std::string& scheme, uint32_t tuple_bytes, uin
 }
 
 ReproPoint point(const std::string& series, double x, ClusterConfig c, TupleWorkloadOptions t) {
-  ReproPoint p;
-  p.series = series;
-  p.x = x;
-  p.cluster = std::move(c);
-  p.tuples = std::move(t);
-  return p;
+  return ReproPoint::of_tuples(series, x, std::move(c), std::move(t));
 }
 
 }  // namespace
+
+ClusterConfig repro_sync_cluster(const std::string& nic_profile, uint32_t compute_nodes, uint32_t threads,
+                                 uint64_t memory_node_bytes) {
+  ClusterConfig c;
+  c.set_profile("connectx");
+  c.nic.profile = nic_profile;
+  c.compute_nodes = compute_nodes;
+  c.threads_per_node = threads;
+  c.coroutines_per_thread = 1;
+  c.memory_nodes = 1;
+  c.memory_node_bytes = memory_node_bytes;
+  return c;
+}
 
 ReproFigure jasny_fig8() {
   ReproFigure f;

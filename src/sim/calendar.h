@@ -25,27 +25,18 @@ class Calendar {
     LW_CHECK(earliest >= horizon);
     forget_before(horizon);
     if (duration == 0) return earliest;
-    Nanos start = earliest;
-    // The interval starting at or before `start` may cover it.
-    auto it = busy_.upper_bound(start);
-    if (it != busy_.begin()) {
-      auto prev = std::prev(it);
-      if (prev->second > start) start = prev->second;
-    }
-    // Walk forward until a gap fits. Bounded by the number of intervals.
-    while (it != busy_.end() && it->first < start + duration) {
-      start = std::max(start, it->second);
-      ++it;
-    }
+    const Nanos start = earliest_fit(earliest, duration);
     insert(start, start + duration);
     return start;
   }
 
-  // Where book() would start `duration` without booking it (to pick the
-  // first free of several identical servers).
+  // Where book() would start `duration`, without booking it (also to pick
+  // the first free of several identical servers). Bounded by the number of
+  // intervals.
   Nanos earliest_fit(Nanos earliest, Nanos duration) const {
     if (duration == 0) return earliest;
     Nanos start = earliest;
+    // The interval starting at or before `start` may cover it.
     auto it = busy_.upper_bound(start);
     if (it != busy_.begin()) {
       auto prev = std::prev(it);

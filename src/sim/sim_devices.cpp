@@ -168,7 +168,7 @@ void SimBackend::Impl::on_switch_duplicate(uint32_t id) {
       log->add(std::move(e));
     }
     if (d->response) {
-      uint64_t* v = regs.mem.word(sw.maps[d->map].version(d->tuple).offset());
+      uint64_t* v = switch_version(d->map, d->tuple);
       if (*v & 1) *v += 1;  // unlatches whoever holds the latch now
     } else {
       WorkRequest again = d->wr;
@@ -213,9 +213,12 @@ Nanos SimBackend::Impl::switch_watch(Op* op, Nanos posted, Nanos arrive, Nanos d
   return std::max(completion, response + 1);
 }
 
+uint64_t* SimBackend::Impl::switch_version(uint32_t map, uint64_t tuple) {
+  return memory[cfg.switch_node()]->mem.word(sw.maps[map].version(tuple).offset());
+}
+
 void SimBackend::Impl::on_switch_request(Op* op) {
-  const SwitchTupleMap& t = sw.maps[op->sw_map];
-  uint64_t* v = memory[cfg.switch_node()]->mem.word(t.version(op->sw_tuple).offset());
+  uint64_t* v = switch_version(op->sw_map, op->sw_tuple);
   if (op->sw == SwitchPacket::kReadTuple) {
     op->sw_version = *v;  // the Client-to-Version register of Fig. 24
     return;
@@ -228,8 +231,7 @@ void SimBackend::Impl::on_switch_request(Op* op) {
 }
 
 void SimBackend::Impl::on_switch_response(Op* op) {
-  const SwitchTupleMap& t = sw.maps[op->sw_map];
-  uint64_t* v = memory[cfg.switch_node()]->mem.word(t.version(op->sw_tuple).offset());
+  uint64_t* v = switch_version(op->sw_map, op->sw_tuple);
   WorkRequest& wr = *op->wr;
   if (op->sw == SwitchPacket::kReadTuple) {
     const bool consistent = *v == op->sw_version && (*v & 1) == 0;

@@ -166,6 +166,7 @@ struct SimBackend::Impl {
   // A request to a memory node under the §5.5 program: classifies it and
   // schedules its passes through the switch. Returns the completion time.
   Nanos switch_watch(sim::Op* op, Nanos posted, Nanos arrive, Nanos done, Nanos completion);
+  uint64_t* switch_version(uint32_t map, uint64_t tuple);  // a watched tuple's register
   void on_switch_request(sim::Op* op);
   void on_switch_response(sim::Op* op);
   void on_switch_duplicate(uint32_t id);

@@ -27,7 +27,30 @@ struct ReproPoint {
   // Figures with many series group them: one table and one plot panel per
   // value (e.g. "256 B read-only"); "" = one panel.
   std::string panel = {};
+
+  static ReproPoint of_perf(std::string series, double x, ClusterConfig c, PerfOptions o) {
+    ReproPoint p;
+    p.series = std::move(series);
+    p.x = x;
+    p.cluster = std::move(c);
+    p.perf = std::move(o);
+    return p;
+  }
+  static ReproPoint of_tuples(std::string series, double x, ClusterConfig c, TupleWorkloadOptions t) {
+    ReproPoint p;
+    p.series = std::move(series);
+    p.x = x;
+    p.cluster = std::move(c);
+    p.tuples = std::move(t);
+    return p;
+  }
 };
+
+// The clusters of the synchronization figures: `compute_nodes` x `threads`
+// workers, one operation outstanding each, one memory node, the connectx
+// semantics profile and the named NIC profile.
+ClusterConfig repro_sync_cluster(const std::string& nic_profile, uint32_t compute_nodes, uint32_t threads,
+                                 uint64_t memory_node_bytes);
 
 // A value a paper states (read from its text; the papers' plots carry no data
 // labels), and whether a model parameter was fitted to it.
