@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 #include "latchwork/base/assert.h"
 
@@ -24,6 +25,23 @@ ZipfKeys::ZipfKeys(uint64_t keys, double theta) : keys_(keys), theta_(theta) {
   }
   for (double& c : cdf_) c /= sum;
   cdf_.back() = 1.0;
+}
+
+std::shared_ptr<const ZipfKeys> ZipfKeys::shared(uint64_t keys, double theta) {
+  constexpr size_t kKept = 4;
+  static std::mutex mu;
+  static std::vector<std::shared_ptr<const ZipfKeys>> recent;  // most recent last
+  std::lock_guard<std::mutex> lock(mu);
+  for (size_t i = 0; i < recent.size(); ++i) {
+    if (recent[i]->keys_ != keys || recent[i]->theta_ != theta) continue;
+    std::shared_ptr<const ZipfKeys> hit = recent[i];
+    recent.erase(recent.begin() + static_cast<std::ptrdiff_t>(i));
+    recent.push_back(hit);
+    return hit;
+  }
+  if (recent.size() == kKept) recent.erase(recent.begin());
+  recent.push_back(std::make_shared<const ZipfKeys>(keys, theta));
+  return recent.back();
 }
 
 uint64_t ZipfKeys::sample(Rng& rng) const {

@@ -331,6 +331,31 @@ void allocate_shared(Env& env) {
   b->run();
 }
 
+// Structures skip writing zeros at set-up (an initial image is written only
+// where it is not zero), so every backend must hand out zeroed host memory.
+void allocate_zeroed(Env& env) {
+  auto b = env.backend(env.shape(1, 1));
+  if (!b) return;
+  Check& check = env.check;
+  constexpr uint64_t kBytes = 3 * 4096 + 192;  // pages and a partial page
+  const RemoteAddr small = env.alloc(*b, 0, 64);
+  const RemoteAddr large = env.alloc(*b, 0, kBytes, 4096);
+  if (small.is_null() || large.is_null()) return;
+  std::vector<uint8_t> zeros(kBytes, 0), seen(kBytes, 0xee);
+  b->host_read(large, seen.data(), kBytes);
+  check.bytes("host_read of a fresh allocation", seen.data(), zeros.data(), kBytes);
+  b->spawn(at(0), [&check, &zeros, small, large](Worker& w) -> Task<void> {
+    std::vector<uint8_t> got(kBytes, 0xee);
+    if (check.status("READ of a fresh 64 B allocation", co_await w.read(got.data(), small, 64),
+                     Status::kOk))
+      check.bytes("a fresh 64 B allocation", got.data(), zeros.data(), 64);
+    if (check.status("READ of a fresh allocation", co_await w.read(got.data(), large, kBytes),
+                     Status::kOk))
+      check.bytes("a fresh allocation", got.data(), zeros.data(), kBytes);
+  });
+  b->run();
+}
+
 void device_memory(Env& env) {
   auto b = env.backend(env.shape(1, 1));
   if (!b) return;
@@ -415,6 +440,9 @@ std::vector<CaseDef> results_cases() {
       {"results", "allocate-shared",
        "allocate_shared: same name gives the same zeroed region, another size gives null",
        allocate_shared},
+      {"results", "allocate-zeroed",
+       "allocate hands out zeroed host memory (set-up writes only non-zero initial words)",
+       allocate_zeroed},
       {"results", "device-memory", "device memory serves READ, WRITE, CAS and FAA", device_memory},
       {"results", "two-nodes", "two memory nodes keep their own data (needs 2 memory nodes)",
        two_nodes},

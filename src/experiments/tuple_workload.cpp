@@ -67,7 +67,8 @@ TupleWorkloadResult run_tuple_workload(const ClusterConfig& base, const TupleWor
     LW_CHECK_MSG(err.empty(), err);
     payload = store->payload_bytes();
   }
-  const ZipfKeys keys(o.tuples, o.zipf);
+  const std::shared_ptr<const ZipfKeys> zipf = ZipfKeys::shared(o.tuples, o.zipf);
+  const ZipfKeys& keys = *zipf;
   WindowTotals totals;
   RetryPolicy policy;
   policy.max_attempts = 1u << 16;

@@ -71,6 +71,29 @@ const NamedScheme kSchemes[] = {
      }},
 };
 
+// The runs of non-zero 8-byte words of an image, to write it over zeroed
+// memory with as few host writes as it needs.
+class NonZeroWords {
+ public:
+  explicit NonZeroWords(std::span<const std::byte> image) : image_(image) {
+    LW_CHECK(image.size() % kWord == 0);
+    for (uint64_t at = 0; at < image.size(); at += kWord) {
+      uint64_t v;
+      std::memcpy(&v, image.data() + at, kWord);
+      if (v == 0) continue;
+      if (!runs_.empty() && runs_.back().second == at) runs_.back().second += kWord;
+      else runs_.emplace_back(at, at + kWord);
+    }
+  }
+  void write(Backend& b, RemoteAddr at) const {
+    for (const auto& [lo, hi] : runs_) b.host_write(at + lo, image_.data() + lo, hi - lo);
+  }
+
+ private:
+  std::span<const std::byte> image_;
+  std::vector<std::pair<uint64_t, uint64_t>> runs_;  // [lo, hi) byte offsets
+};
+
 uint32_t payload_of(const TupleStoreOptions& o) {
   switch (o.scheme) {
     case TupleScheme::kPessimistic:
@@ -171,23 +194,21 @@ std::string TupleStore::create(Backend& b, const TupleStoreOptions& o, std::uniq
       s->switch_versions_.push_back(versions);
     }
   }
-  // Initial contents: payload zero, version 0, latches free.
-  for (uint64_t k = 0; k < o.tuples; ++k) {
-    if (o.scheme == TupleScheme::kOptimistic) {
-      OptimisticLayout l(o.consistency, o.tuple_bytes);
-      std::vector<std::byte> image(o.tuple_bytes);
-      l.encode(0, zero_payload, image);
-      b.host_write(s->tuple(k), image.data(), image.size());
-    } else if (o.scheme == TupleScheme::kOutOfPlace) {
+  // Initial contents: payload zero, version 0, latches free. Fresh memory
+  // reads as zero on every backend (Backend::allocate), so only the words of
+  // the initial image that are not zero are written: none for most schemes,
+  // the checksum word for CRC64. The image is computed once, not per tuple.
+  if (o.scheme == TupleScheme::kOptimistic) {
+    const OptimisticLayout l(o.consistency, o.tuple_bytes);
+    std::vector<std::byte> image(o.tuple_bytes);
+    l.encode(0, zero_payload, image);
+    const NonZeroWords initial(image);
+    for (uint64_t k = 0; k < o.tuples; ++k) initial.write(b, s->tuple(k));
+  } else if (o.scheme == TupleScheme::kOutOfPlace) {
+    for (uint64_t k = 0; k < o.tuples; ++k) {
       RemoteAddr rec = b.allocate(static_cast<NodeId>(k % m), o.tuple_bytes);
       if (rec.is_null()) return "no room for the initial records";
-      b.host_write(rec, zero_payload.data(), zero_payload.size());
       b.host_store(s->tuple(k), rec.raw());
-    } else {
-      std::vector<std::byte> zeros(s->stride_);  // fresh memory is zero on every backend; be explicit
-      b.host_write(s->tuple(k), zeros.data(), zeros.size());
-      if (o.scheme == TupleScheme::kPessimistic && o.layout == LatchLayout::kDecoupled)
-        b.host_store(s->latched(k).latch, 0);
     }
   }
   if (o.scheme == TupleScheme::kOutOfPlace) {

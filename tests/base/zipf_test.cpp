@@ -34,5 +34,17 @@ TEST(ZipfKeys, ReplaysBySeedAndRejectsBadInput) {
   EXPECT_FALSE(ZipfKeys::validate(10, -1).empty());
 }
 
+TEST(ZipfKeys, SharedTablesAreReusedAndEqualToFreshOnes) {
+  const auto a = ZipfKeys::shared(5000, 1.5);
+  const auto b = ZipfKeys::shared(5000, 1.5);
+  EXPECT_EQ(a.get(), b.get());
+  EXPECT_NE(ZipfKeys::shared(5000, 1.0).get(), a.get());
+  const ZipfKeys fresh(5000, 1.5);
+  for (uint64_t k : {0ull, 1ull, 17ull, 4999ull}) EXPECT_EQ(a->probability(k), fresh.probability(k));
+  // Beyond the few kept tables, an old one is rebuilt, not reused.
+  for (double t = 0.1; t < 0.55; t += 0.1) ZipfKeys::shared(5000, t);
+  EXPECT_NE(ZipfKeys::shared(5000, 1.5).get(), a.get());
+}
+
 }  // namespace
 }  // namespace lw

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,10 @@ class ZipfKeys {
   static constexpr uint64_t kMaxKeys = uint64_t{1} << 26;  // 512 MB of table at most
 
   ZipfKeys(uint64_t keys, double theta);
+  // The same distribution, shared: experiments that sweep many points over
+  // the same keys build the table (millions of pow calls) once. Keeps the
+  // few most recently used tables.
+  static std::shared_ptr<const ZipfKeys> shared(uint64_t keys, double theta);
   uint64_t keys() const { return keys_; }
   double theta() const { return theta_; }
   uint64_t sample(Rng& rng) const;

@@ -67,6 +67,9 @@ class Backend {
 
   // Allocation is served by the memory node and may also be called from
   // coroutines during run() (see ChunkAllocator). Returns null when full.
+  // Host memory comes zeroed: nodes serve anonymous mappings and never hand
+  // out an address twice (conformance case allocate-zeroed), so set-up code
+  // writes only the non-zero words of an initial image.
   virtual RemoteAddr allocate(NodeId memory_node, uint64_t bytes, uint64_t align = kCacheLine) = 0;
   // On-chip device memory; null when the node has none left.
   virtual RemoteAddr allocate_device_memory(NodeId memory_node, uint64_t bytes) = 0;
