@@ -4,10 +4,10 @@
 #include <coroutine>
 #include <deque>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "event_queue.h"
+#include "flat_map.h"
 #include "switch_state.h"
 #include "latchwork/sim/relaxation_log.h"
 #include "latchwork/sim/sim_backend.h"
@@ -116,8 +116,8 @@ struct MemoryNode {
   NodeMemory mem;
   NodeKind kind;
   // The NIC's atomic unit serialises atomics on one word (by word offset).
-  std::unordered_map<uint64_t, Nanos> atomic_busy_until;
-  std::unordered_map<uint64_t, AtomicWindow> open_windows;
+  sim::FlatMap<Nanos> atomic_busy_until;
+  sim::FlatMap<AtomicWindow> open_windows;
   std::vector<PartialWrite> partial_writes;  // relaxation log only
 };
 
