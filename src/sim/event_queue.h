@@ -44,8 +44,25 @@ class EventQueue {
   // moves forward.
   void push(Nanos time, EventKind kind, void* target, uint32_t arg = 0) {
     LW_CHECK_MSG(time >= floor_, "an event was scheduled in the past");
-    heap_.push_back(Event{time, next_seq_++, target, arg, kind});
-    sift_up(heap_.size() - 1);
+    const uint64_t seq = next_seq_++;
+    heap_.emplace_back();
+    // Sift the hole up by the key alone and write the new entry once, field
+    // by field: copying a just-written struct back as a whole stalls store
+    // forwarding.
+    size_t i = heap_.size() - 1;
+    while (i > 0) {
+      const size_t parent = (i - 1) / kArity;
+      const Event& p = heap_[parent];
+      if (p.time < time || (p.time == time && p.seq < seq)) break;
+      heap_[i] = p;
+      i = parent;
+    }
+    Event& e = heap_[i];
+    e.time = time;
+    e.seq = seq;
+    e.target = target;
+    e.arg = arg;
+    e.kind = kind;
   }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
@@ -63,16 +80,6 @@ class EventQueue {
   static constexpr size_t kArity = 4;
   static bool before(const Event& a, const Event& b) {
     return a.time != b.time ? a.time < b.time : a.seq < b.seq;
-  }
-  void sift_up(size_t i) {
-    const Event e = heap_[i];
-    while (i > 0) {
-      const size_t parent = (i - 1) / kArity;
-      if (!before(e, heap_[parent])) break;
-      heap_[i] = heap_[parent];
-      i = parent;
-    }
-    heap_[i] = e;
   }
   // Places `e` from the root down (the root's old entry is gone).
   void sift_down(const Event& e) {
