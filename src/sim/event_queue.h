@@ -65,6 +65,8 @@ class EventQueue {
     e.kind = kind;
   }
   bool empty() const { return heap_.empty(); }
+  // The event pop() would return now, or null.
+  const Event* peek() const { return heap_.empty() ? nullptr : &heap_[0]; }
   size_t size() const { return heap_.size(); }
   Event pop() {
     LW_CHECK(!heap_.empty());

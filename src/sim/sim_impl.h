@@ -57,6 +57,7 @@ struct Op {
   WorkRequest* wr = nullptr;  // where results go: the caller's, or `own`
   WorkRequest own;            // copy for unsignaled fire-and-forget posts
   std::vector<std::byte> payload;  // WRITE data, copied at post
+  const std::byte* target = nullptr;  // its first byte in node memory (host-side prefetch only)
   Coroutine* waiter = nullptr;     // resumed by this op's completion
   QueuePair* qp = nullptr;
   WrRoute route;                   // who posted it, to which memory node
@@ -141,6 +142,8 @@ struct SimBackend::Impl {
   void make_ready(sim::Coroutine* c, std::coroutine_handle<> h);
   void run_now(sim::Coroutine* c);
   void dispatch(const sim::Event& e);
+  // Host-side only: starts fetching the memory the next event will touch.
+  void prefetch_next() const;
   uint64_t draw(uint64_t bound) {  // a random decision, recorded in the trace
     uint64_t v = rng.below(bound);
     trace.mix(v);
