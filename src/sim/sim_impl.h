@@ -143,7 +143,7 @@ struct SimBackend::Impl {
   void run_now(sim::Coroutine* c);
   void dispatch(const sim::Event& e);
   // Host-side only: starts fetching the memory the next event will touch.
-  void prefetch_next() const;
+  void prefetch_next();
   uint64_t draw(uint64_t bound) {  // a random decision, recorded in the trace
     uint64_t v = rng.below(bound);
     trace.mix(v);

@@ -32,7 +32,7 @@ Op* SimBackend::Impl::new_op() {
   return op;
 }
 
-void SimBackend::Impl::prefetch_next() const {
+void SimBackend::Impl::prefetch_next() {
   // With thousands of requests in flight, the next event's op and the node
   // memory it touches are rarely in cache: load the op now and prefetch the
   // memory, so both overlap with the current event's work.
@@ -42,9 +42,18 @@ void SimBackend::Impl::prefetch_next() const {
     case EventKind::kReadLines:
     case EventKind::kWriteLine:
     case EventKind::kAtomicRead:
-    case EventKind::kAtomicWriteBack:
-      if (const std::byte* t = static_cast<const Op*>(next->target)->target) __builtin_prefetch(t);
+    case EventKind::kAtomicWriteBack: {
+      const Op* op = static_cast<const Op*>(next->target);
+      __builtin_prefetch(op->wr);
+      if (op->target != nullptr) __builtin_prefetch(op->target);
       break;
+    }
+    case EventKind::kComplete: {
+      const Op* op = static_cast<const Op*>(next->target);
+      __builtin_prefetch(op->qp);
+      __builtin_prefetch(op->waiter);
+      break;
+    }
     default:
       __builtin_prefetch(next->target);
       break;
