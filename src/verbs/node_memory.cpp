@@ -63,15 +63,6 @@ Status NodeMemory::check_access(uint64_t host_bytes, uint64_t device_bytes, uint
   return Status::kOk;
 }
 
-std::byte* NodeMemory::bytes(uint64_t offset) {
-  if (offset >= kDeviceBase) {
-    LW_CHECK(offset - kDeviceBase < device_bytes_);
-    return device_.get() + (offset - kDeviceBase);
-  }
-  LW_CHECK(offset < host_bytes_);
-  return host_.get() + offset;
-}
-
 void NodeMemory::host_copy_in(uint64_t offset, const void* src, uint64_t length) {
   LW_CHECK_MSG(check(offset, length, false) == Status::kOk,
                "host write outside registered memory at offset " + std::to_string(offset));

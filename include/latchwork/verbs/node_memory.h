@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "latchwork/base/assert.h"
 #include "latchwork/base/layout.h"
 #include "latchwork/base/status.h"
 #include "latchwork/verbs/work_request.h"
@@ -49,8 +50,16 @@ class NodeMemory {
 
   bool is_device(uint64_t offset) const { return offset >= kDeviceBase; }
 
-  // Raw storage of a validated range (byte or word view).
-  std::byte* bytes(uint64_t offset);
+  // Raw storage of a validated range (byte or word view). Inline: every
+  // simulated access goes through it.
+  std::byte* bytes(uint64_t offset) {
+    if (offset >= kDeviceBase) {
+      LW_CHECK(offset - kDeviceBase < device_bytes_);
+      return device_.get() + (offset - kDeviceBase);
+    }
+    LW_CHECK(offset < host_bytes_);
+    return host_.get() + offset;
+  }
   uint64_t* word(uint64_t offset) { return reinterpret_cast<uint64_t*>(bytes(offset)); }
 
   // Set-up copies from the host, outside any run; checked like a NIC access.
