@@ -36,8 +36,9 @@ void SimBackend::Impl::prefetch_next() {
   // With thousands of requests in flight, the next event's op and the node
   // memory it touches are rarely in cache: load the op now and prefetch the
   // memory, so both overlap with the current event's work.
+  // A small agenda's ops and memory stay in cache: nothing to gain there.
+  if (events.size() < 512) return;
   const sim::Event* next = events.peek();
-  if (next == nullptr) return;
   switch (next->kind) {
     case EventKind::kReadLines:
     case EventKind::kWriteLine:
