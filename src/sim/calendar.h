@@ -6,10 +6,15 @@
 // order. A plain "free at" counter would then make an early request queue
 // behind a later one's booking. The calendar keeps the booked intervals and
 // gives each request the first gap, at or after its arrival, that fits it.
+//
+// Storage: the disjoint intervals sorted by start in one vector, live from
+// `head_` on. Most bookings land at or after the last interval, so that case
+// is checked first; the front is trimmed as the event clock passes, and the
+// vector is compacted in place, so a steady state allocates nothing.
 #pragma once
 
-#include <iterator>
-#include <map>
+#include <algorithm>
+#include <vector>
 
 #include "latchwork/base/assert.h"
 #include "latchwork/base/layout.h"
@@ -25,8 +30,9 @@ class Calendar {
     LW_CHECK(earliest >= horizon);
     forget_before(horizon);
     if (duration == 0) return earliest;
-    const Nanos start = earliest_fit(earliest, duration);
-    insert(start, start + duration);
+    size_t at;
+    const Nanos start = fit(earliest, duration, &at);
+    insert(at, start, start + duration);
     return start;
   }
 
@@ -35,59 +41,98 @@ class Calendar {
   // intervals.
   Nanos earliest_fit(Nanos earliest, Nanos duration) const {
     if (duration == 0) return earliest;
-    Nanos start = earliest;
-    // The interval starting at or before `start` may cover it.
-    auto it = busy_.upper_bound(start);
-    if (it != busy_.begin()) {
-      auto prev = std::prev(it);
-      if (prev->second > start) start = prev->second;
-    }
-    while (it != busy_.end() && it->first < start + duration) {
-      start = std::max(start, it->second);
-      ++it;
-    }
-    return start;
+    size_t at;
+    return fit(earliest, duration, &at);
   }
 
   // Gives back [start, end) of an earlier booking (an atomic that turned out
   // not to need its write-back).
   void release(Nanos start, Nanos end) {
     if (start >= end) return;
-    auto it = busy_.upper_bound(start);
-    LW_CHECK(it != busy_.begin());
-    --it;
-    const Nanos lo = it->first, hi = it->second;
+    const size_t after = upper_bound(start);
+    LW_CHECK(after > head_);
+    const size_t k = after - 1;
+    const Nanos lo = busy_[k].lo, hi = busy_[k].hi;
     LW_CHECK_MSG(lo <= start && end <= hi, "released time that was not booked");
-    busy_.erase(it);
-    if (lo < start) busy_.emplace(lo, start);
-    if (end < hi) busy_.emplace(end, hi);
+    if (lo < start && end < hi) {
+      busy_[k].hi = start;
+      busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(k + 1), Interval{end, hi});
+    } else if (lo < start) {
+      busy_[k].hi = start;
+    } else if (end < hi) {
+      busy_[k].lo = end;
+    } else {
+      busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(k));
+    }
   }
 
-  size_t intervals() const { return busy_.size(); }
+  size_t intervals() const { return busy_.size() - head_; }
 
  private:
-  void insert(Nanos lo, Nanos hi) {
+  struct Interval {
+    Nanos lo, hi;  // [lo, hi), lo < hi
+  };
+
+  // The first live index whose interval starts after `t`.
+  size_t upper_bound(Nanos t) const {
+    const size_t n = busy_.size();
+    // Appends dominate: the answer is usually the end.
+    if (n == head_ || busy_[n - 1].lo <= t) return n;
+    auto it = std::upper_bound(busy_.begin() + static_cast<std::ptrdiff_t>(head_), busy_.end() - 1, t,
+                               [](Nanos v, const Interval& i) { return v < i.lo; });
+    return static_cast<size_t>(it - busy_.begin());
+  }
+
+  // The first gap at or after `earliest` that holds `duration` (> 0); `*at`
+  // is the index the new interval would take (every interval before it ends
+  // at or before the start, every one from it on starts at or after the end).
+  Nanos fit(Nanos earliest, Nanos duration, size_t* at) const {
+    Nanos start = earliest;
+    size_t i = upper_bound(start);
+    // The interval starting at or before `start` may cover it.
+    if (i > head_ && busy_[i - 1].hi > start) start = busy_[i - 1].hi;
+    while (i < busy_.size() && busy_[i].lo < start + duration) {
+      start = std::max(start, busy_[i].hi);
+      ++i;
+    }
+    *at = i;
+    return start;
+  }
+
+  void insert(size_t at, Nanos lo, Nanos hi) {
     // Merge with touching neighbours so a saturated resource stays one interval.
-    auto next = busy_.lower_bound(lo);
-    if (next != busy_.end() && next->first == hi) {
-      hi = next->second;
-      next = busy_.erase(next);
+    const bool next = at < busy_.size() && busy_[at].lo == hi;
+    const bool prev = at > head_ && busy_[at - 1].hi == lo;
+    if (prev && next) {
+      busy_[at - 1].hi = busy_[at].hi;
+      busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(at));
+    } else if (prev) {
+      busy_[at - 1].hi = hi;
+    } else if (next) {
+      busy_[at].lo = lo;
+    } else if (at == busy_.size()) {
+      busy_.push_back(Interval{lo, hi});
+    } else {
+      busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(at), Interval{lo, hi});
     }
-    if (next != busy_.begin()) {
-      auto prev = std::prev(next);
-      if (prev->second == lo) {
-        prev->second = hi;
-        return;
-      }
-    }
-    busy_.emplace_hint(next, lo, hi);
   }
 
   void forget_before(Nanos horizon) {
-    while (!busy_.empty() && busy_.begin()->second <= horizon) busy_.erase(busy_.begin());
+    // Intervals are disjoint and sorted, so their ends are sorted too.
+    while (head_ < busy_.size() && busy_[head_].hi <= horizon) ++head_;
+    if (head_ == busy_.size()) {
+      busy_.clear();
+      head_ = 0;
+    } else if (head_ >= 32 && head_ * 2 >= busy_.size()) {
+      // Compact when the dead prefix outweighs the live part: each interval
+      // moves O(1) times on average, and the capacity stays put.
+      busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
   }
 
-  std::map<Nanos, Nanos> busy_;  // start -> end, disjoint
+  std::vector<Interval> busy_;  // disjoint, sorted by start; live from head_
+  size_t head_ = 0;
 };
 
 }  // namespace lw::sim

@@ -6,25 +6,55 @@
 
 namespace lw::sim {
 
+LruCache::LruCache(size_t capacity)
+    : capacity_(capacity), id_(capacity), prev_(capacity, kNil), next_(capacity, kNil) {
+  LW_CHECK(capacity < kNil);
+}
+
+void LruCache::unlink(uint32_t e) {
+  if (prev_[e] != kNil) next_[prev_[e]] = next_[e]; else head_ = next_[e];
+  if (next_[e] != kNil) prev_[next_[e]] = prev_[e]; else tail_ = prev_[e];
+  prev_[e] = next_[e] = kNil;
+}
+
+void LruCache::push_front(uint32_t e) {
+  prev_[e] = kNil;
+  next_[e] = head_;
+  if (head_ != kNil) prev_[head_] = e; else tail_ = e;
+  head_ = e;
+}
+
 bool LruCache::touch(uint64_t id) {
-  auto it = where_.find(id);
-  if (it != where_.end()) {
-    order_.splice(order_.begin(), order_, it->second);
+  if (const uint32_t* e = where_.find(id)) {
+    if (*e != head_) {
+      const uint32_t hit = *e;
+      unlink(hit);
+      push_front(hit);
+    }
     return true;
   }
   ++misses_;
-  order_.push_front(id);
-  where_[id] = order_.begin();
-  if (order_.size() > capacity_) {
-    where_.erase(order_.back());
-    order_.pop_back();
+  if (capacity_ == 0) return false;  // holds nothing
+  uint32_t e;
+  if (used_ < capacity_) {
+    e = static_cast<uint32_t>(used_++);
+  } else {
+    // Full: the least recently used entry makes room.
+    e = tail_;
+    LW_CHECK(where_.erase(id_[e]));
+    unlink(e);
   }
+  id_[e] = id;
+  push_front(e);
+  where_.emplace(id, e);
   return false;
 }
 
 NicModel::NicModel(const ClusterConfig& c, const NicParams& p)
-    : cfg_(c), p_(p), m_(c.nic.mechanisms), memory_(c.memory_nodes), smartnic_cores_(p.smartnic_cores) {
-  compute_.reserve(c.compute_nodes);
+    : cfg_(c), p_(p), m_(c.nic.mechanisms), smartnic_cores_(p.smartnic_cores) {
+  memory_.reserve(c.memory_nodes);
+  for (uint32_t n = 0; n < c.memory_nodes; ++n) memory_.emplace_back(p.lock_table_bits);
+  compute_.reserve(size_t{c.compute_nodes} + c.memory_nodes);
   const uint32_t contexts =
       c.nic.qp_policy == QpPolicy::kPerThreadContext ? c.threads_per_node : 1;
   // Each extra device context brings its own translation entries into the
@@ -228,11 +258,10 @@ AccessTimes NicModel::atomic(const WrRoute& r, const WorkRequest& wr, bool devic
 void NicModel::skip_write_back(const WrRoute& r, const WorkRequest& wr, bool /*device*/,
                                const AccessTimes& t) {
   if (!m_.lock_table || t.end <= t.begin) return;
-  auto it = memory_[r.memory_node].slots.find(slot_of(wr.remote.offset()));
-  LW_CHECK(it != memory_[r.memory_node].slots.end());
+  Calendar& slot = memory_[r.memory_node].slots[slot_of(wr.remote.offset())];
   // Only what lies ahead of the event clock can still be used by others.
   const Nanos from = std::max(t.begin, horizon_);
-  if (from < t.end) it->second.release(from, t.end);
+  if (from < t.end) slot.release(from, t.end);
 }
 
 Nanos NicModel::response_path(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) {

@@ -3,28 +3,54 @@
 // (configs/nic/*.json); every mechanism has its own switch (NicMechanisms).
 #pragma once
 
-#include <list>
-#include <unordered_map>
+#include <memory>
 #include <vector>
 
 #include "calendar.h"
+#include "flat_map.h"
 #include "latchwork/sim/timing_model.h"
 
 namespace lw::sim {
 
-// Least-recently-used set of ids with a fixed capacity (a NIC context cache).
+// Least-recently-used set of ids with a fixed capacity (a NIC context cache):
+// entries in fixed arrays linked by index, found through a flat map.
 class LruCache {
  public:
-  explicit LruCache(size_t capacity) : capacity_(capacity) {}
+  explicit LruCache(size_t capacity);
   // Touches `id`; returns true on a hit.
   bool touch(uint64_t id);
   uint64_t misses() const { return misses_; }
+  size_t size() const { return used_; }
 
  private:
+  static constexpr uint32_t kNil = ~uint32_t{0};
+  void unlink(uint32_t e);
+  void push_front(uint32_t e);
+
   size_t capacity_;
-  std::list<uint64_t> order_;  // most recent first
-  std::unordered_map<uint64_t, std::list<uint64_t>::iterator> where_;
+  std::vector<uint64_t> id_;              // entry -> id
+  std::vector<uint32_t> prev_, next_;     // recency list, most recent first
+  uint32_t head_ = kNil, tail_ = kNil;
+  size_t used_ = 0;                       // entries in use (<= capacity)
+  FlatMap<uint32_t> where_;               // id -> entry
   uint64_t misses_ = 0;
+};
+
+// The atomic lock table's slots, indexed by slot number. Chunks are made on
+// first use, so a 2^24-slot table costs only what its atomics touch.
+class SlotTable {
+ public:
+  explicit SlotTable(uint32_t bits) : chunks_(((size_t{1} << bits) + kChunk - 1) / kChunk) {}
+  Calendar& operator[](uint32_t slot) {
+    LW_CHECK(slot / kChunk < chunks_.size());
+    auto& c = chunks_[slot / kChunk];
+    if (!c) c = std::make_unique<Calendar[]>(kChunk);
+    return c[slot % kChunk];
+  }
+
+ private:
+  static constexpr size_t kChunk = 256;
+  std::vector<std::unique_ptr<Calendar[]>> chunks_;
 };
 
 // A spinlock (doorbell or QP lock) shared by threads, booked like a resource.
@@ -80,7 +106,8 @@ class NicModel final : public TimingModel {
   };
   struct MemoryNic {
     Nic nic;
-    std::unordered_map<uint32_t, Calendar> slots;  // atomic lock table
+    SlotTable slots;  // atomic lock table
+    explicit MemoryNic(uint32_t lock_table_bits) : slots(lock_table_bits) {}
   };
 
   Nanos ns(double v) const { return static_cast<Nanos>(v + 0.5); }

@@ -172,6 +172,7 @@ RunStats SimBackend::run() {
 }
 
 void SimBackend::Impl::dispatch(const Event& e) {
+  prefetch_next();
   switch (e.kind) {
     case EventKind::kReadLines: on_read_lines(static_cast<sim::Op*>(e.target), e.arg); break;
     case EventKind::kWriteLine: on_write_line(static_cast<sim::Op*>(e.target), e.arg); break;

@@ -4,10 +4,10 @@
 #include <coroutine>
 #include <deque>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "event_queue.h"
+#include "flat_map.h"
 #include "switch_state.h"
 #include "latchwork/sim/relaxation_log.h"
 #include "latchwork/sim/sim_backend.h"
@@ -57,6 +57,7 @@ struct Op {
   WorkRequest* wr = nullptr;  // where results go: the caller's, or `own`
   WorkRequest own;            // copy for unsignaled fire-and-forget posts
   std::vector<std::byte> payload;  // WRITE data, copied at post
+  const std::byte* target = nullptr;  // its first byte in node memory (host-side prefetch only)
   Coroutine* waiter = nullptr;     // resumed by this op's completion
   QueuePair* qp = nullptr;
   WrRoute route;                   // who posted it, to which memory node
@@ -116,8 +117,8 @@ struct MemoryNode {
   NodeMemory mem;
   NodeKind kind;
   // The NIC's atomic unit serialises atomics on one word (by word offset).
-  std::unordered_map<uint64_t, Nanos> atomic_busy_until;
-  std::unordered_map<uint64_t, AtomicWindow> open_windows;
+  sim::FlatMap<Nanos> atomic_busy_until;
+  sim::FlatMap<AtomicWindow> open_windows;
   std::vector<PartialWrite> partial_writes;  // relaxation log only
 };
 
@@ -141,6 +142,8 @@ struct SimBackend::Impl {
   void make_ready(sim::Coroutine* c, std::coroutine_handle<> h);
   void run_now(sim::Coroutine* c);
   void dispatch(const sim::Event& e);
+  // Host-side only: starts fetching the memory the next event will touch.
+  void prefetch_next();
   uint64_t draw(uint64_t bound) {  // a random decision, recorded in the trace
     uint64_t v = rng.below(bound);
     trace.mix(v);

@@ -1,6 +1,10 @@
 #include "latchwork/verbs/node_memory.h"
 
+#include <sys/mman.h>
+
+#include <cerrno>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "latchwork/base/assert.h"
@@ -10,9 +14,34 @@ namespace lw {
 NodeMemory::NodeMemory(uint64_t host_bytes, uint64_t device_bytes)
     : host_bytes_(align_up(host_bytes, kCacheLine)),
       device_bytes_(align_up(device_bytes, kCacheLine)),
-      host_(new uint64_t[host_bytes_ / 8]()),
-      device_(device_bytes_ ? new uint64_t[device_bytes_ / 8]() : nullptr) {
+      host_(host_bytes_, "host"),
+      device_(device_bytes_, "device") {
   LW_CHECK(host_bytes_ > kReservedBytes);
+}
+
+NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what) : bytes_(bytes) {
+  if (bytes == 0) return;
+  // NORESERVE: a large node that a run barely touches must not need swap
+  // space for all of it up front.
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+  if (p == MAP_FAILED) {
+    const int err = errno;
+    throw std::runtime_error("cannot map " + std::to_string(bytes) + " bytes of " + what +
+                             " memory for a memory node (memory_node_bytes / device_memory_bytes): " +
+                             std::strerror(err));
+  }
+  base_ = static_cast<std::byte*>(p);
+#ifdef MADV_HUGEPAGE
+  // Random accesses over a large node miss the TLB less on huge pages; a
+  // small node would round its resident memory up to 2 MB for nothing.
+  // Advice only: failure leaves ordinary pages.
+  if (bytes >= (uint64_t{8} << 20)) (void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+}
+
+NodeMemory::Mapping::~Mapping() {
+  if (base_ != nullptr) munmap(base_, bytes_);
 }
 
 Status NodeMemory::check_access(uint64_t host_bytes, uint64_t device_bytes, uint64_t offset,
@@ -32,15 +61,6 @@ Status NodeMemory::check_access(uint64_t host_bytes, uint64_t device_bytes, uint
   (void)begin;
   if (length > end - offset) return Status::kOutOfBounds;
   return Status::kOk;
-}
-
-std::byte* NodeMemory::bytes(uint64_t offset) {
-  if (offset >= kDeviceBase) {
-    LW_CHECK(offset - kDeviceBase < device_bytes_);
-    return reinterpret_cast<std::byte*>(device_.get()) + (offset - kDeviceBase);
-  }
-  LW_CHECK(offset < host_bytes_);
-  return reinterpret_cast<std::byte*>(host_.get()) + offset;
 }
 
 void NodeMemory::host_copy_in(uint64_t offset, const void* src, uint64_t length) {

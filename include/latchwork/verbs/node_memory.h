@@ -10,13 +10,16 @@
 // Offsets below 4096 are reserved so that no valid address is null. Device
 // (on-chip NIC) memory is a second registered region far above host memory.
 // Storage is 8-byte words so that backends with real threads can access it
-// through std::atomic_ref<uint64_t>.
+// through std::atomic_ref<uint64_t>. Both regions are anonymous mappings whose
+// pages the kernel zero-fills on first touch: resident memory follows the
+// bytes used, and creating a node costs the same whatever its size.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <mutex>
 
+#include "latchwork/base/assert.h"
 #include "latchwork/base/layout.h"
 #include "latchwork/base/status.h"
 #include "latchwork/verbs/work_request.h"
@@ -28,7 +31,10 @@ class NodeMemory {
   static constexpr uint64_t kReservedBytes = 4096;
   static constexpr uint64_t kDeviceBase = uint64_t{1} << 46;
 
+  // Throws std::runtime_error, naming the size, if the memory cannot be mapped.
   NodeMemory(uint64_t host_bytes, uint64_t device_bytes);
+  NodeMemory(const NodeMemory&) = delete;
+  NodeMemory& operator=(const NodeMemory&) = delete;
 
   // Validates an access as the responder NIC would, without touching memory.
   Status check(uint64_t offset, uint64_t length, bool atomic) const {
@@ -44,8 +50,16 @@ class NodeMemory {
 
   bool is_device(uint64_t offset) const { return offset >= kDeviceBase; }
 
-  // Raw storage of a validated range (byte or word view).
-  std::byte* bytes(uint64_t offset);
+  // Raw storage of a validated range (byte or word view). Inline: every
+  // simulated access goes through it.
+  std::byte* bytes(uint64_t offset) {
+    if (offset >= kDeviceBase) {
+      LW_CHECK(offset - kDeviceBase < device_bytes_);
+      return device_.get() + (offset - kDeviceBase);
+    }
+    LW_CHECK(offset < host_bytes_);
+    return host_.get() + offset;
+  }
   uint64_t* word(uint64_t offset) { return reinterpret_cast<uint64_t*>(bytes(offset)); }
 
   // Set-up copies from the host, outside any run; checked like a NIC access.
@@ -61,10 +75,24 @@ class NodeMemory {
   uint64_t device_bytes() const { return device_bytes_; }
 
  private:
+  // An anonymous private mapping of zero pages, unmapped on destruction.
+  class Mapping {
+   public:
+    Mapping(uint64_t bytes, const char* what);
+    ~Mapping();
+    Mapping(const Mapping&) = delete;
+    Mapping& operator=(const Mapping&) = delete;
+    std::byte* get() const { return base_; }
+
+   private:
+    std::byte* base_ = nullptr;
+    uint64_t bytes_ = 0;
+  };
+
   uint64_t host_bytes_;
   uint64_t device_bytes_;
-  std::unique_ptr<uint64_t[]> host_;
-  std::unique_ptr<uint64_t[]> device_;
+  Mapping host_;
+  Mapping device_;
   std::mutex alloc_mu_;
   uint64_t host_next_ = kReservedBytes;
   uint64_t device_next_ = 0;

@@ -1,0 +1,77 @@
+#include "event_queue.h"
+
+#include <gtest/gtest.h>
+
+#include <queue>
+#include <vector>
+
+#include "latchwork/base/random.h"
+
+namespace lw::sim {
+namespace {
+
+TEST(EventQueue, PopsByTimeThenByPushOrder) {
+  EventQueue q;
+  q.push(20, EventKind::kWake, nullptr, 1);
+  q.push(10, EventKind::kWake, nullptr, 2);
+  q.push(20, EventKind::kWake, nullptr, 3);
+  q.push(10, EventKind::kWake, nullptr, 4);
+  std::vector<uint32_t> order;
+  while (!q.empty()) order.push_back(q.pop().arg);
+  EXPECT_EQ(order, (std::vector<uint32_t>{2, 4, 1, 3}));
+}
+
+TEST(EventQueue, RejectsAnEventBeforeTheLastOnePopped) {
+  EventQueue q;
+  q.push(100, EventKind::kWake, nullptr);
+  q.pop();
+  q.push(100, EventKind::kWake, nullptr);  // now is fine
+  EXPECT_DEATH(q.push(99, EventKind::kWake, nullptr), "scheduled in the past");
+}
+
+// The agenda as it was first written: std::priority_queue on (time, seq).
+struct Later {
+  bool operator()(const Event& a, const Event& b) const {
+    return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+  }
+};
+
+// Random interleavings of pushes (many ties, some far ahead) and pops, as the
+// simulator makes them: every pop must return the reference's event.
+TEST(EventQueue, MatchesAPriorityQueueOnRandomInterleavings) {
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    Rng rng(seed);
+    EventQueue q;
+    std::priority_queue<Event, std::vector<Event>, Later> ref;
+    uint64_t seq = 0;
+    Nanos now = 0;
+    const Nanos spread = seed % 3 == 0 ? 4 : seed % 3 == 1 ? 1000 : 1000000;
+    for (int step = 0; step < 20000; ++step) {
+      const bool push = ref.empty() || rng.below(100) < 52;
+      if (push) {
+        const Nanos t = now + rng.below(spread);
+        const auto kind = static_cast<EventKind>(rng.below(12));
+        const uint32_t arg = static_cast<uint32_t>(rng.next());
+        q.push(t, kind, &now, arg);
+        ref.push(Event{t, seq++, &now, arg, kind});
+      } else {
+        const Event a = q.pop(), b = ref.top();
+        ref.pop();
+        ASSERT_EQ(a.time, b.time) << "seed " << seed << " step " << step;
+        ASSERT_EQ(a.seq, b.seq) << "seed " << seed << " step " << step;
+        ASSERT_EQ(a.arg, b.arg);
+        ASSERT_EQ(a.kind, b.kind);
+        now = a.time;
+      }
+      ASSERT_EQ(q.size(), ref.size());
+    }
+    while (!ref.empty()) {
+      ASSERT_EQ(q.pop().seq, ref.top().seq);
+      ref.pop();
+    }
+    EXPECT_TRUE(q.empty());
+  }
+}
+
+}  // namespace
+}  // namespace lw::sim

@@ -1,0 +1,122 @@
+// The simulator's flat maps and caches against the standard containers they
+// replaced.
+#include <gtest/gtest.h>
+
+#include <list>
+#include <unordered_map>
+
+#include "flat_map.h"
+#include "latchwork/base/random.h"
+#include "nic_model.h"
+
+namespace lw::sim {
+namespace {
+
+TEST(FlatMap, FindsWhatWasInsertedUntilErased) {
+  FlatMap<int> m;
+  EXPECT_EQ(m.find(8), nullptr);
+  EXPECT_TRUE(m.emplace(8, 1).second);
+  EXPECT_FALSE(m.emplace(8, 2).second);  // present: unchanged
+  EXPECT_EQ(*m.find(8), 1);
+  m[16] = 3;
+  EXPECT_EQ(m.size(), 2u);
+  EXPECT_TRUE(m.erase(8));
+  EXPECT_FALSE(m.erase(8));
+  EXPECT_EQ(m.find(8), nullptr);
+  EXPECT_EQ(*m.find(16), 3);
+}
+
+// Word offsets that collide in the table, inserted and erased at random:
+// backward-shift deletion must keep every live key findable.
+TEST(FlatMap, MatchesAnUnorderedMapUnderChurn) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    Rng rng(seed);
+    FlatMap<uint64_t> m;
+    std::unordered_map<uint64_t, uint64_t> ref;
+    const uint64_t keys = seed % 2 ? 64 : 4096;
+    for (int step = 0; step < 50000; ++step) {
+      const uint64_t k = rng.below(keys) * (seed % 3 == 0 ? 4096 : 8);
+      switch (rng.below(3)) {
+        case 0: {
+          const uint64_t v = rng.next();
+          ASSERT_EQ(m.emplace(k, v).second, ref.emplace(k, v).second);
+          break;
+        }
+        case 1:
+          ASSERT_EQ(m.erase(k), ref.erase(k) == 1);
+          break;
+        default: {
+          const uint64_t* v = m.find(k);
+          auto it = ref.find(k);
+          ASSERT_EQ(v != nullptr, it != ref.end());
+          if (v) {
+            ASSERT_EQ(*v, it->second);
+          }
+        }
+      }
+      ASSERT_EQ(m.size(), ref.size());
+    }
+    for (const auto& [k, v] : ref) ASSERT_EQ(*m.find(k), v);
+  }
+}
+
+// The LRU cache as it was first written (std::list + unordered_map).
+class ListLru {
+ public:
+  explicit ListLru(size_t capacity) : capacity_(capacity) {}
+  bool touch(uint64_t id) {
+    auto it = where_.find(id);
+    if (it != where_.end()) {
+      order_.splice(order_.begin(), order_, it->second);
+      return true;
+    }
+    order_.push_front(id);
+    where_[id] = order_.begin();
+    if (order_.size() > capacity_) {
+      where_.erase(order_.back());
+      order_.pop_back();
+    }
+    return false;
+  }
+
+ private:
+  size_t capacity_;
+  std::list<uint64_t> order_;
+  std::unordered_map<uint64_t, std::list<uint64_t>::iterator> where_;
+};
+
+TEST(LruCache, EvictsTheLeastRecentlyUsed) {
+  LruCache c(2);
+  EXPECT_FALSE(c.touch(1));
+  EXPECT_FALSE(c.touch(2));
+  EXPECT_TRUE(c.touch(1));   // 2 is now the oldest
+  EXPECT_FALSE(c.touch(3));  // evicts 2
+  EXPECT_TRUE(c.touch(1));
+  EXPECT_FALSE(c.touch(2));
+  EXPECT_EQ(c.misses(), 4u);
+  EXPECT_EQ(c.size(), 2u);
+}
+
+TEST(LruCache, MatchesTheListCacheOnRandomTraces) {
+  for (size_t capacity : {size_t{0}, size_t{1}, size_t{3}, size_t{100}, size_t{1000}}) {
+    Rng rng(capacity + 1);
+    LruCache c(capacity);
+    ListLru ref(capacity);
+    for (int step = 0; step < 50000; ++step) {
+      // Skewed ids, some far apart (switch QPs are numbered from 2^40).
+      const uint64_t id = rng.below(4) == 0 ? (uint64_t{1} << 40) + rng.below(8) : rng.below(2 * capacity + 8);
+      ASSERT_EQ(c.touch(id), ref.touch(id)) << "capacity " << capacity << " step " << step;
+    }
+  }
+}
+
+TEST(SlotTable, KeepsOneCalendarPerSlot) {
+  SlotTable t(24);
+  EXPECT_EQ(t[5].book(0, 10, 0), 0u);
+  EXPECT_EQ(t[5].book(0, 10, 0), 10u);
+  EXPECT_EQ(t[(1u << 24) - 1].book(0, 10, 0), 0u);  // another slot, its own calendar
+  EXPECT_EQ(t[5].intervals(), 1u);
+}
+
+}  // namespace
+}  // namespace lw::sim
