@@ -1,5 +1,6 @@
 #include "latchwork/threads/threads_backend.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -15,7 +16,8 @@ namespace threads {
 struct Node {
   Node(uint64_t bytes, uint64_t dm) : mem(bytes, dm) {}
   LineMemory mem;
-  // The NIC's atomic unit: NIC atomics on one node are atomic with each other.
+  // The NIC's atomic unit in adversarial mode, where an atomic is a separate
+  // load and store (otherwise the line's stripe lock makes it atomic).
   std::mutex nic_atomics;
 };
 
@@ -58,9 +60,10 @@ struct ThreadsBackend::Impl {
   bool ran = false;
 
   Status execute(WorkRequest& wr, Rng& rng);
-  void read(threads::Node& n, WorkRequest& wr, Rng& rng);
-  void write(threads::Node& n, WorkRequest& wr, Rng& rng);
-  void atomic(threads::Node& n, WorkRequest& wr);
+  void read(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng);
+  void read_shuffled(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng);
+  void write(threads::Node& n, std::byte* p, WorkRequest& wr);
+  void atomic(threads::Node& n, std::byte* p, WorkRequest& wr);
 };
 
 namespace {
@@ -144,14 +147,17 @@ RunStats ThreadsBackend::run() {
         LW_CHECK(!t->ready.empty());
         threads::Coroutine* c = t->ready.front();
         t->ready.pop_front();
-        Nanos now = c->now();
-        if (c->wake_at > now) {
-          bool any_awake = false;
-          for (auto* r : t->ready) any_awake = any_awake || r->wake_at <= now;
-          if (!any_awake) std::this_thread::sleep_for(std::chrono::nanoseconds(
-                              std::min<Nanos>(c->wake_at - now, 1'000'000)));
-          t->ready.push_back(c);
-          continue;
+        if (c->wake_at != 0) {  // read the clock only for a sleeper
+          const Nanos now = c->now();
+          if (c->wake_at > now) {
+            bool any_awake = false;
+            for (auto* r : t->ready) any_awake = any_awake || r->wake_at <= now;
+            if (!any_awake) std::this_thread::sleep_for(std::chrono::nanoseconds(
+                                std::min<Nanos>(c->wake_at - now, 1'000'000)));
+            t->ready.push_back(c);
+            continue;
+          }
+          c->wake_at = 0;
         }
         std::exchange(c->resume_point, {}).resume();
         if (c->task.done()) ++finished;
@@ -172,68 +178,105 @@ Status ThreadsBackend::execute_now(WorkRequest& wr, Rng& rng) { return impl_->ex
 
 Status ThreadsBackend::Impl::execute(WorkRequest& wr, Rng& rng) {
   const NodeId node = wr.remote.node();
-  if (node >= nodes.size()) return wr.status = Status::kWrongNode;
+  if (node >= nodes.size()) [[unlikely]] return wr.status = Status::kWrongNode;
   threads::Node& n = *nodes[node];
-  Status s = n.mem.raw().check(wr);
-  if (s == Status::kOk && !is_atomic(wr.opcode) && wr.local == nullptr) s = Status::kBadLength;
+  const bool atomic_op = is_atomic(wr.opcode);
+  Status s = n.mem.check(wr.remote.offset(), atomic_op ? kWord : wr.length, atomic_op);
+  if (s == Status::kOk && !atomic_op && wr.local == nullptr) s = Status::kBadLength;
   wr.status = s;
-  if (s != Status::kOk) return s;
+  if (s != Status::kOk) [[unlikely]] return s;
+  std::byte* p = n.mem.storage(wr.remote.offset());  // once per request: the range is contiguous
   switch (wr.opcode) {
-    case Opcode::kRead: read(n, wr, rng); break;
-    case Opcode::kWrite: write(n, wr, rng); break;
-    default: atomic(n, wr); break;
+    case Opcode::kRead: read(n, p, wr, rng); break;
+    case Opcode::kWrite: write(n, p, wr); break;
+    default: atomic(n, p, wr); break;
   }
   return s;
 }
 
-void ThreadsBackend::Impl::read(threads::Node& n, WorkRequest& wr, Rng& rng) {
+// Lines in address order; adversarial multi-line READs shuffle them.
+void ThreadsBackend::Impl::read(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng) {
+  const uint64_t off = wr.remote.offset();
+  auto* dst = static_cast<std::byte*>(wr.local);
+  const uint64_t first_len = std::min<uint64_t>(wr.length, kCacheLine - off % kCacheLine);
+  if (first_len == wr.length) {  // one line
+    n.mem.read_line(off, p, wr.length, dst);
+    return;
+  }
+  if (cfg.threads.adversarial) return read_shuffled(n, p, wr, rng);
+  n.mem.read_line(off, p, first_len, dst);
+  for (uint64_t done = first_len; done < wr.length; done += kCacheLine) {
+    const uint64_t len = std::min<uint64_t>(kCacheLine, wr.length - done);
+    n.mem.read_line(off + done, p + done, len, dst + done);
+  }
+}
+
+void ThreadsBackend::Impl::read_shuffled(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng) {
   const uint64_t off = wr.remote.offset();
   const uint32_t lines = lines_of(off, wr.length);
   auto* dst = static_cast<std::byte*>(wr.local);
-  const bool shuffle = cfg.threads.adversarial && lines > 1;
-  // Fisher-Yates over line indices when adversarial; address order otherwise.
+  // Fisher-Yates over line indices.
   uint32_t order_small[64];
   std::vector<uint32_t> order_big;
   uint32_t* order = lines <= 64 ? order_small : (order_big.resize(lines), order_big.data());
   for (uint32_t i = 0; i < lines; ++i) order[i] = i;
-  if (shuffle)
-    for (uint32_t i = lines - 1; i > 0; --i) std::swap(order[i], order[rng.below(i + 1)]);
+  for (uint32_t i = lines - 1; i > 0; --i) std::swap(order[i], order[rng.below(i + 1)]);
   for (uint32_t k = 0; k < lines; ++k) {
     uint64_t lo, hi;
     line_span(off, wr.length, order[k], &lo, &hi);
-    n.mem.read_line(lo, hi - lo, dst + (lo - off));
-    if (shuffle) std::this_thread::yield();
+    n.mem.read_line(lo, p + (lo - off), hi - lo, dst + (lo - off));
+    std::this_thread::yield();
   }
 }
 
-void ThreadsBackend::Impl::write(threads::Node& n, WorkRequest& wr, Rng&) {
+// Lines in increasing address order, always; adversarial yields between them.
+void ThreadsBackend::Impl::write(threads::Node& n, std::byte* p, WorkRequest& wr) {
   const uint64_t off = wr.remote.offset();
-  const uint32_t lines = lines_of(off, wr.length);
   const auto* src = static_cast<const std::byte*>(wr.local);
-  for (uint32_t i = 0; i < lines; ++i) {  // increasing address order, always
-    uint64_t lo, hi;
-    line_span(off, wr.length, i, &lo, &hi);
-    n.mem.write_line(lo, hi - lo, src + (lo - off));
-    if (cfg.threads.adversarial && lines > 1) std::this_thread::yield();
+  const uint64_t first_len = std::min<uint64_t>(wr.length, kCacheLine - off % kCacheLine);
+  n.mem.write_line(off, p, first_len, src);
+  const bool yield = cfg.threads.adversarial;
+  for (uint64_t done = first_len; done < wr.length; done += kCacheLine) {
+    if (yield) std::this_thread::yield();
+    const uint64_t len = std::min<uint64_t>(kCacheLine, wr.length - done);
+    n.mem.write_line(off + done, p + done, len, src + done);
   }
 }
 
-void ThreadsBackend::Impl::atomic(threads::Node& n, WorkRequest& wr) {
-  const uint64_t off = wr.remote.offset();
-  std::lock_guard<std::mutex> unit(n.nic_atomics);
-  if (!cfg.threads.adversarial || n.mem.raw().is_device(off)) {
-    wr.old_value = n.mem.update_word(off, [&](uint64_t old, uint64_t* next) {
+namespace {
+// apply_atomic with the two common verbs inline.
+bool next_value(const WorkRequest& wr, uint64_t old, uint64_t* next) {
+  switch (wr.opcode) {
+    case Opcode::kCas:
+      *next = wr.operand;
+      return old == wr.compare;
+    case Opcode::kFaa:
+      *next = old + wr.operand;
+      return true;
+    default:
       return apply_atomic(wr, old, next);
+  }
+}
+}  // namespace
+
+void ThreadsBackend::Impl::atomic(threads::Node& n, std::byte* p, WorkRequest& wr) {
+  const uint64_t off = wr.remote.offset();
+  // The stripe lock of update_word already makes NIC atomics on one word
+  // atomic with each other; only the adversarial split needs the node's unit.
+  if (!cfg.threads.adversarial || n.mem.raw().is_device(off)) [[likely]] {
+    wr.old_value = n.mem.update_word(off, p, [&](uint64_t old, uint64_t* next) {
+      return next_value(wr, old, next);
     });
     return;
   }
+  std::lock_guard<std::mutex> unit(n.nic_atomics);
   // Read, then write back later: stores landing in between are lost.
-  const uint64_t old = n.mem.load_word(off);
+  const uint64_t old = threads::LineMemory::load_word(p);
   wr.old_value = old;
   uint64_t next;
-  const bool writes = apply_atomic(wr, old, &next);
+  const bool writes = next_value(wr, old, &next);
   std::this_thread::yield();
-  if (writes) n.mem.update_word(off, [&](uint64_t, uint64_t* out) { *out = next; return true; });
+  if (writes) n.mem.update_word(off, p, [&](uint64_t, uint64_t* out) { *out = next; return true; });
 }
 
 namespace threads {
@@ -276,22 +319,23 @@ bool Coroutine::cpu_access(CpuAccess* op, std::coroutine_handle<>) {
   }
   threads::Node& node = *s.nodes[p.node];
   const uint64_t off = op->addr.offset();
-  op->status = node.mem.raw().check(off, 8, true);
+  op->status = node.mem.check(off, kWord, true);
   if (op->status != Status::kOk) return false;
+  std::byte* w = node.mem.storage(off);
   // CPU accesses do not take the NIC's atomic unit: they race NIC atomics.
   switch (op->kind) {
-    case CpuAccess::Kind::kLoad: op->old_value = node.mem.load_word(off); break;
+    case CpuAccess::Kind::kLoad: op->old_value = threads::LineMemory::load_word(w); break;
     case CpuAccess::Kind::kStore:
-      op->old_value = node.mem.update_word(off, [&](uint64_t, uint64_t* n) { *n = op->a; return true; });
+      op->old_value = node.mem.update_word(off, w, [&](uint64_t, uint64_t* n) { *n = op->a; return true; });
       break;
     case CpuAccess::Kind::kCas:
-      op->old_value = node.mem.update_word(off, [&](uint64_t old, uint64_t* n) {
+      op->old_value = node.mem.update_word(off, w, [&](uint64_t old, uint64_t* n) {
         *n = op->b;
         return old == op->a;
       });
       break;
     case CpuAccess::Kind::kFaa:
-      op->old_value = node.mem.update_word(off, [&](uint64_t old, uint64_t* n) { *n = old + op->a; return true; });
+      op->old_value = node.mem.update_word(off, w, [&](uint64_t old, uint64_t* n) { *n = old + op->a; return true; });
       break;
   }
   return false;
