@@ -24,10 +24,7 @@ class LineMemory {
   static constexpr size_t kStripes = 4096;
   static constexpr uint64_t kLineWords = kCacheLine / kWord;
 
-  LineMemory(uint64_t host_bytes, uint64_t device_bytes)
-      : mem_(host_bytes, device_bytes),
-        host_end_(mem_.host_bytes()),
-        device_bytes_(mem_.device_bytes()) {}
+  LineMemory(uint64_t host_bytes, uint64_t device_bytes);
 
   NodeMemory& raw() { return mem_; }
 
@@ -47,36 +44,35 @@ class LineMemory {
     return length > end - offset ? Status::kOutOfBounds : Status::kOk;
   }
 
-  // Storage of a validated range [offset, offset+len): one region, contiguous.
-  std::byte* storage(uint64_t offset) { return mem_.bytes(offset); }
+  // Storage of a validated offset: NodeMemory::bytes without the call. Each
+  // region's storage is contiguous (the constructor checks both ends), so a
+  // request resolves its pointer once and walks from it.
+  std::byte* storage(uint64_t offset) const {
+    return offset >= NodeMemory::kDeviceBase ? device_ + (offset - NodeMemory::kDeviceBase)
+                                             : host_ + (offset - NodeMemory::kReservedBytes);
+  }
 
   // Copies [offset, offset+len) out of one line, atomically with respect to
   // every writer of that line. `p` is storage(offset).
-  void read_line(uint64_t offset, const std::byte* p, uint64_t len, std::byte* dst) {
+  [[gnu::always_inline]] void read_line(uint64_t offset, const std::byte* p, uint64_t len,
+                                        std::byte* dst) {
     if (len == kWord && offset % kWord == 0) {  // one word: one atomic load suffices
       const uint64_t v = load(p);
       std::memcpy(dst, &v, kWord);
       return;
     }
-    std::atomic<uint64_t>& s = stripe(offset);
-    for (int attempt = 0; attempt < kOptimisticReads; ++attempt) {
-      const uint64_t v1 = s.load(std::memory_order_acquire);
-      if (v1 & 1) {
-        pause(attempt);
-        continue;
-      }
+    const std::atomic<uint64_t>& s = stripe(offset);
+    const uint64_t v1 = s.load(std::memory_order_acquire);
+    if ((v1 & 1) == 0) [[likely]] {
       copy_out(offset, p, len, dst);
       std::atomic_thread_fence(std::memory_order_acquire);
-      if (s.load(std::memory_order_relaxed) == v1) return;
+      if (s.load(std::memory_order_relaxed) == v1) [[likely]] return;
     }
-    // Under heavy write traffic, stop retrying and exclude writers instead.
-    const uint64_t v = lock(s);
-    copy_out(offset, p, len, dst);
-    s.store(v + 2, std::memory_order_release);
+    read_line_contended(offset, p, len, dst);
   }
 
   // Stores into one line, atomically with respect to its readers.
-  void write_line(uint64_t offset, std::byte* p, uint64_t len, const std::byte* src) {
+  [[gnu::always_inline]] void write_line(uint64_t offset, std::byte* p, uint64_t len, const std::byte* src) {
     std::atomic<uint64_t>& s = stripe(offset);
     const uint64_t v = lock(s);
     copy_in(offset, p, len, src);
@@ -100,8 +96,6 @@ class LineMemory {
   static uint64_t load_word(const std::byte* p) { return load(p); }
 
  private:
-  static constexpr int kOptimisticReads = 64;
-
   static uint64_t* word(const std::byte* p) {
     return reinterpret_cast<uint64_t*>(const_cast<std::byte*>(p));
   }
@@ -131,7 +125,9 @@ class LineMemory {
     return lock_slow(s);
   }
   static uint64_t lock_slow(std::atomic<uint64_t>& s);
-  static void pause(int attempt);
+  // The seqlock read retried while writers interfere, then under the lock.
+  [[gnu::noinline]] void read_line_contended(uint64_t offset, const std::byte* p, uint64_t len,
+                                             std::byte* dst);
 
   // Word-aligned spans move word by word (a fixed 8-word loop for a whole
   // line); others go through a line image with one memcpy.
@@ -190,6 +186,8 @@ class LineMemory {
   NodeMemory mem_;
   const uint64_t host_end_;
   const uint64_t device_bytes_;
+  std::byte* host_ = nullptr;    // storage of offset kReservedBytes
+  std::byte* device_ = nullptr;  // storage of offset kDeviceBase (null without device memory)
   std::array<std::atomic<uint64_t>, kStripes> stripes_{};
 };
 

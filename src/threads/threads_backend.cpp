@@ -59,14 +59,28 @@ struct ThreadsBackend::Impl {
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   bool ran = false;
 
-  Status execute(WorkRequest& wr, Rng& rng);
+  [[gnu::always_inline]] inline Status execute(WorkRequest& wr, Rng& rng);
   void read(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng);
   void read_shuffled(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng);
   void write(threads::Node& n, std::byte* p, WorkRequest& wr);
-  void atomic(threads::Node& n, std::byte* p, WorkRequest& wr);
+  void atomic_adversarial(threads::Node& n, std::byte* p, WorkRequest& wr);
 };
 
 namespace {
+// apply_atomic with the two common verbs inline.
+inline bool next_value(const WorkRequest& wr, uint64_t old, uint64_t* next) {
+  switch (wr.opcode) {
+    case Opcode::kCas:
+      *next = wr.operand;
+      return old == wr.compare;
+    case Opcode::kFaa:
+      *next = old + wr.operand;
+      return true;
+    default:
+      return apply_atomic(wr, old, next);
+  }
+}
+
 uint32_t lines_of(uint64_t offset, uint64_t len) {
   return static_cast<uint32_t>(line_of(offset + len - 1) - line_of(offset) + 1);
 }
@@ -174,35 +188,51 @@ RunStats ThreadsBackend::run() {
   return stats;
 }
 
-Status ThreadsBackend::execute_now(WorkRequest& wr, Rng& rng) { return impl_->execute(wr, rng); }
-
-Status ThreadsBackend::Impl::execute(WorkRequest& wr, Rng& rng) {
+// Inline everywhere it is called (execute_now, Coroutine::submit): a one-line
+// READ or WRITE and a non-adversarial atomic take no further call.
+[[gnu::always_inline]] inline Status ThreadsBackend::Impl::execute(WorkRequest& wr, Rng& rng) {
   const NodeId node = wr.remote.node();
   if (node >= nodes.size()) [[unlikely]] return wr.status = Status::kWrongNode;
   threads::Node& n = *nodes[node];
+  const uint64_t off = wr.remote.offset();
   const bool atomic_op = is_atomic(wr.opcode);
-  Status s = n.mem.check(wr.remote.offset(), atomic_op ? kWord : wr.length, atomic_op);
+  Status s = n.mem.check(off, atomic_op ? kWord : wr.length, atomic_op);
   if (s == Status::kOk && !atomic_op && wr.local == nullptr) s = Status::kBadLength;
   wr.status = s;
   if (s != Status::kOk) [[unlikely]] return s;
-  std::byte* p = n.mem.storage(wr.remote.offset());  // once per request: the range is contiguous
+  std::byte* p = n.mem.storage(off);  // once per request: the range is contiguous
+  const bool one_line = off % kCacheLine + wr.length <= kCacheLine;
   switch (wr.opcode) {
-    case Opcode::kRead: read(n, p, wr, rng); break;
-    case Opcode::kWrite: write(n, p, wr); break;
-    default: atomic(n, p, wr); break;
+    case Opcode::kRead:
+      if (one_line) n.mem.read_line(off, p, wr.length, static_cast<std::byte*>(wr.local));
+      else read(n, p, wr, rng);
+      break;
+    case Opcode::kWrite:
+      if (one_line) n.mem.write_line(off, p, wr.length, static_cast<const std::byte*>(wr.local));
+      else write(n, p, wr);
+      break;
+    default:
+      // The stripe lock of update_word already makes NIC atomics on one word
+      // atomic with each other; only the adversarial split needs the node's unit.
+      if (!cfg.threads.adversarial || n.mem.raw().is_device(off)) [[likely]] {
+        wr.old_value = n.mem.update_word(off, p, [&](uint64_t old, uint64_t* next) {
+          return next_value(wr, old, next);
+        });
+      } else {
+        atomic_adversarial(n, p, wr);
+      }
+      break;
   }
   return s;
 }
 
-// Lines in address order; adversarial multi-line READs shuffle them.
+Status ThreadsBackend::execute_now(WorkRequest& wr, Rng& rng) { return impl_->execute(wr, rng); }
+
+// A multi-line READ: lines in address order, shuffled when adversarial.
 void ThreadsBackend::Impl::read(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng) {
   const uint64_t off = wr.remote.offset();
   auto* dst = static_cast<std::byte*>(wr.local);
   const uint64_t first_len = std::min<uint64_t>(wr.length, kCacheLine - off % kCacheLine);
-  if (first_len == wr.length) {  // one line
-    n.mem.read_line(off, p, wr.length, dst);
-    return;
-  }
   if (cfg.threads.adversarial) return read_shuffled(n, p, wr, rng);
   n.mem.read_line(off, p, first_len, dst);
   for (uint64_t done = first_len; done < wr.length; done += kCacheLine) {
@@ -229,7 +259,8 @@ void ThreadsBackend::Impl::read_shuffled(threads::Node& n, std::byte* p, WorkReq
   }
 }
 
-// Lines in increasing address order, always; adversarial yields between them.
+// A multi-line WRITE: lines in increasing address order, always; adversarial
+// mode yields between them.
 void ThreadsBackend::Impl::write(threads::Node& n, std::byte* p, WorkRequest& wr) {
   const uint64_t off = wr.remote.offset();
   const auto* src = static_cast<const std::byte*>(wr.local);
@@ -243,40 +274,17 @@ void ThreadsBackend::Impl::write(threads::Node& n, std::byte* p, WorkRequest& wr
   }
 }
 
-namespace {
-// apply_atomic with the two common verbs inline.
-bool next_value(const WorkRequest& wr, uint64_t old, uint64_t* next) {
-  switch (wr.opcode) {
-    case Opcode::kCas:
-      *next = wr.operand;
-      return old == wr.compare;
-    case Opcode::kFaa:
-      *next = old + wr.operand;
-      return true;
-    default:
-      return apply_atomic(wr, old, next);
-  }
-}
-}  // namespace
-
-void ThreadsBackend::Impl::atomic(threads::Node& n, std::byte* p, WorkRequest& wr) {
-  const uint64_t off = wr.remote.offset();
-  // The stripe lock of update_word already makes NIC atomics on one word
-  // atomic with each other; only the adversarial split needs the node's unit.
-  if (!cfg.threads.adversarial || n.mem.raw().is_device(off)) [[likely]] {
-    wr.old_value = n.mem.update_word(off, p, [&](uint64_t old, uint64_t* next) {
-      return next_value(wr, old, next);
-    });
-    return;
-  }
+// Read, then write back later: stores landing in between are lost. NIC
+// atomics stay atomic among themselves through the node's unit.
+void ThreadsBackend::Impl::atomic_adversarial(threads::Node& n, std::byte* p, WorkRequest& wr) {
   std::lock_guard<std::mutex> unit(n.nic_atomics);
-  // Read, then write back later: stores landing in between are lost.
   const uint64_t old = threads::LineMemory::load_word(p);
   wr.old_value = old;
   uint64_t next;
   const bool writes = next_value(wr, old, &next);
   std::this_thread::yield();
-  if (writes) n.mem.update_word(off, p, [&](uint64_t, uint64_t* out) { *out = next; return true; });
+  if (writes)
+    n.mem.update_word(wr.remote.offset(), p, [&](uint64_t, uint64_t* out) { *out = next; return true; });
 }
 
 namespace threads {

@@ -126,19 +126,22 @@ TEST_P(ThreadsMemory, LinesAreAtomicUnderConcurrentWritersAndReaders) {
   ThreadsBackend b(config(GetParam()));
   constexpr uint64_t kLines = 4;
   const RemoteAddr base = b.allocate(0, kLines * 64);
-  std::atomic<bool> stop{false};
-  std::atomic<uint64_t> torn{0}, reads{0};
+  const int reads_per_reader = GetParam() ? 3000 : 30000;  // adversarial mode yields per line
+  std::atomic<int> readers_done{0};
+  std::atomic<uint64_t> torn{0}, writes{0};
   std::vector<std::thread> threads;
+  // Writers run until both readers are done (bounded).
   for (int w = 0; w < 2; ++w) {
     threads.emplace_back([&, w] {
       Rng rng(100 + w);
       std::array<uint8_t, kLines * 64> buf;
-      for (int i = 0; i < 20000; ++i) {
+      for (int i = 0; i < 100'000'000 && readers_done.load() < 2; ++i) {
         const uint64_t first = rng.below(kLines), n = 1 + rng.below(kLines - first);
         for (uint64_t l = 0; l < n; ++l) std::memset(buf.data() + l * 64, static_cast<int>(rng.next() & 0xff), 64);
         WorkRequest wr{.opcode = Opcode::kWrite, .length = static_cast<uint32_t>(n * 64),
                        .remote = base + first * 64, .local = buf.data()};
         LW_CHECK(b.execute_now(wr, rng) == Status::kOk);
+        writes.fetch_add(1, std::memory_order_relaxed);
       }
     });
   }
@@ -146,7 +149,11 @@ TEST_P(ThreadsMemory, LinesAreAtomicUnderConcurrentWritersAndReaders) {
     threads.emplace_back([&, r] {
       Rng rng(200 + r);
       std::array<uint8_t, kLines * 64> buf;
-      while (!stop.load(std::memory_order_relaxed)) {
+      for (uint64_t spins = 0; writes.load() < 10; ++spins) {  // overlap the writers
+        LW_CHECK(spins < (uint64_t{1} << 32));
+        std::this_thread::yield();
+      }
+      for (int i = 0; i < reads_per_reader; ++i) {
         // Whole lines, or any span inside one line.
         const uint64_t line = rng.below(kLines);
         const uint64_t lo = r == 0 ? 0 : rng.below(64);
@@ -159,17 +166,13 @@ TEST_P(ThreadsMemory, LinesAreAtomicUnderConcurrentWritersAndReaders) {
             torn.fetch_add(1);
             break;
           }
-        reads.fetch_add(1, std::memory_order_relaxed);
       }
+      readers_done.fetch_add(1);
     });
   }
-  threads[0].join();
-  threads[1].join();
-  stop = true;
-  threads[2].join();
-  threads[3].join();
+  for (auto& t : threads) t.join();
   EXPECT_EQ(torn.load(), 0u);
-  EXPECT_GT(reads.load(), 0u);
+  EXPECT_GT(writes.load(), 0u);
 }
 
 // NIC atomics on one word are atomic with each other: no increment is lost.
