@@ -7,6 +7,7 @@
 // span that does not start or end on a word boundary).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -95,6 +96,52 @@ class LineMemory {
   }
   static uint64_t load_word(const std::byte* p) { return load(p); }
 
+  // Single attempts without waiting or calls, so that the hot verbs stay leaf
+  // functions; false: the line's stripe is locked (the caller falls back to
+  // write_line / update_word, which wait).
+  // read_line for a word-aligned span (len a multiple of 8, one line).
+  bool try_read_words(uint64_t offset, const std::byte* p, uint64_t len, std::byte* dst) {
+    if (len == kWord) {  // one word: one atomic load suffices
+      const uint64_t v = load(p);
+      std::memcpy(dst, &v, kWord);
+      return true;
+    }
+    const std::atomic<uint64_t>& s = stripe(offset);
+    const uint64_t v1 = s.load(std::memory_order_acquire);
+    if (v1 & 1) return false;
+    for (uint64_t i = 0; i < len / kWord && i < kLineWords; ++i) {
+      const uint64_t w = load_relaxed(p + i * kWord);
+      std::memcpy(dst + i * kWord, &w, kWord);
+    }
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return s.load(std::memory_order_relaxed) == v1;
+  }
+  // write_line for a word-aligned span (len a multiple of 8, one line).
+  bool try_write_words(uint64_t offset, std::byte* p, uint64_t len, const std::byte* src) {
+    std::atomic<uint64_t>& s = stripe(offset);
+    uint64_t v;
+    if (!try_lock(s, &v)) return false;
+    for (uint64_t i = 0; i < len / kWord && i < kLineWords; ++i) {
+      uint64_t w;
+      std::memcpy(&w, src + i * kWord, kWord);
+      store_relaxed(p + i * kWord, w);
+    }
+    s.store(v + 2, std::memory_order_release);
+    return true;
+  }
+  // A compare-and-swap of one word, as update_word would do it.
+  bool try_cas_word(uint64_t offset, std::byte* p, uint64_t expected, uint64_t desired, uint64_t* old) {
+    std::atomic<uint64_t>& s = stripe(offset);
+    uint64_t v;
+    if (!try_lock(s, &v)) return false;
+    std::atomic_ref<uint64_t> w(*word(p));
+    const uint64_t seen = w.load(std::memory_order_relaxed);
+    if (seen == expected) w.store(desired, std::memory_order_relaxed);
+    s.store(v + 2, std::memory_order_release);
+    *old = seen;
+    return true;
+  }
+
  private:
   static uint64_t* word(const std::byte* p) {
     return reinterpret_cast<uint64_t*>(const_cast<std::byte*>(p));
@@ -113,16 +160,21 @@ class LineMemory {
     const uint64_t line = offset / kCacheLine;
     return stripes_[(line * 0x9e3779b97f4a7c15ull) >> 52];  // top 12 bits: 4096 stripes
   }
-  // Seqlock writer side: returns the even version that was locked.
-  static uint64_t lock(std::atomic<uint64_t>& s) {
-    uint64_t v = s.load(std::memory_order_relaxed);
-    if ((v & 1) == 0 &&
-        s.compare_exchange_weak(v, v + 1, std::memory_order_acquire, std::memory_order_relaxed)) {
+  // Seqlock writer side, one attempt: on success *v is the even version locked.
+  static bool try_lock(std::atomic<uint64_t>& s, uint64_t* v) {
+    *v = s.load(std::memory_order_relaxed);
+    if ((*v & 1) == 0 &&
+        s.compare_exchange_weak(*v, *v + 1, std::memory_order_acquire, std::memory_order_relaxed)) {
       // Orders the odd version before the data stores for seqlock readers.
       std::atomic_thread_fence(std::memory_order_release);
-      return v;
+      return true;
     }
-    return lock_slow(s);
+    return false;
+  }
+  // Seqlock writer side: returns the even version that was locked.
+  static uint64_t lock(std::atomic<uint64_t>& s) {
+    uint64_t v;
+    return try_lock(s, &v) ? v : lock_slow(s);
   }
   static uint64_t lock_slow(std::atomic<uint64_t>& s);
   // The seqlock read retried while writers interfere, then under the lock.
@@ -151,7 +203,8 @@ class LineMemory {
     }
     uint64_t image[kLineWords];
     for (uint64_t i = 0; i < words; ++i) image[i] = load_relaxed(first + i * kWord);
-    std::memcpy(dst, reinterpret_cast<const std::byte*>(image) + head, len);
+    // head + len <= 64 (one line); the min says so to the compiler.
+    std::memcpy(dst, reinterpret_cast<const std::byte*>(image) + head, std::min(len, kCacheLine - head));
   }
 
   // Called with the line's stripe locked.
@@ -179,7 +232,7 @@ class LineMemory {
     uint64_t image[kLineWords];
     image[0] = load_relaxed(first);
     image[words - 1] = load_relaxed(first + (words - 1) * kWord);
-    std::memcpy(reinterpret_cast<std::byte*>(image) + head, src, len);
+    std::memcpy(reinterpret_cast<std::byte*>(image) + head, src, std::min(len, kCacheLine - head));
     for (uint64_t i = 0; i < words; ++i) store_relaxed(first + i * kWord, image[i]);
   }
 

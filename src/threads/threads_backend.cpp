@@ -1,6 +1,7 @@
 #include "latchwork/threads/threads_backend.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -54,16 +55,20 @@ struct OsThread {
 struct ThreadsBackend::Impl {
   ClusterConfig cfg;
   std::vector<std::unique_ptr<threads::Node>> nodes;
+  // The same nodes by id, held inline: a request reaches its node in one load.
+  std::array<threads::Node*, ClusterConfig::kMaxNodes> node_at{};
+  uint32_t node_count = 0;
   std::vector<std::unique_ptr<threads::OsThread>> os_threads;
   std::vector<std::unique_ptr<threads::Coroutine>> coroutines;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   bool ran = false;
 
   [[gnu::always_inline]] inline Status execute(WorkRequest& wr, Rng& rng);
-  void read(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng);
-  void read_shuffled(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng);
-  void write(threads::Node& n, std::byte* p, WorkRequest& wr);
-  void atomic_adversarial(threads::Node& n, std::byte* p, WorkRequest& wr);
+  // Each sets wr.status (kOk) and returns it.
+  Status read(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng);
+  Status read_shuffled(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng);
+  Status write(threads::Node& n, std::byte* p, WorkRequest& wr);
+  Status atomic_adversarial(threads::Node& n, std::byte* p, WorkRequest& wr);
 };
 
 namespace {
@@ -96,9 +101,13 @@ ThreadsBackend::ThreadsBackend(const ClusterConfig& config) : impl_(std::make_un
   s.cfg = config;
   std::string err = config.validate();
   LW_CHECK_MSG(err.empty(), "invalid cluster config: " + err);
-  for (uint32_t m = 0; m < config.memory_nodes; ++m)
+  LW_CHECK(config.memory_nodes <= s.node_at.size());
+  for (uint32_t m = 0; m < config.memory_nodes; ++m) {
     s.nodes.push_back(std::make_unique<threads::Node>(config.memory_node_bytes,
                                                       config.device_memory_bytes));
+    s.node_at[m] = s.nodes.back().get();
+  }
+  s.node_count = config.memory_nodes;
   uint64_t n = config.total_compute_threads() + uint64_t{config.memory_nodes} * config.memory_node_threads;
   Rng seeder(config.seed);
   for (uint64_t i = 0; i < n; ++i) {
@@ -188,48 +197,72 @@ RunStats ThreadsBackend::run() {
   return stats;
 }
 
-// Inline everywhere it is called (execute_now, Coroutine::submit): a one-line
-// READ or WRITE and a non-adversarial atomic take no further call.
+namespace {
+// One-line verbs and plain atomics, each a small leaf function: execute jumps
+// to them, and no register spill precedes the stripe lock.
+[[gnu::noinline]] Status read_one_waiting(threads::LineMemory& m, uint64_t off, const std::byte* p, WorkRequest& wr) {
+  m.read_line(off, p, wr.length, static_cast<std::byte*>(wr.local));
+  return wr.status = Status::kOk;
+}
+[[gnu::noinline]] Status read_one(threads::LineMemory& m, uint64_t off, const std::byte* p, WorkRequest& wr) {
+  if ((off | wr.length) % kWord == 0 &&
+      m.try_read_words(off, p, wr.length, static_cast<std::byte*>(wr.local))) [[likely]]
+    return wr.status = Status::kOk;
+  return read_one_waiting(m, off, p, wr);  // partial words, or a writer interfered
+}
+[[gnu::noinline]] Status write_one_waiting(threads::LineMemory& m, uint64_t off, std::byte* p, WorkRequest& wr) {
+  m.write_line(off, p, wr.length, static_cast<const std::byte*>(wr.local));
+  return wr.status = Status::kOk;
+}
+[[gnu::noinline]] Status write_one(threads::LineMemory& m, uint64_t off, std::byte* p, WorkRequest& wr) {
+  if ((off | wr.length) % kWord == 0 &&
+      m.try_write_words(off, p, wr.length, static_cast<const std::byte*>(wr.local))) [[likely]]
+    return wr.status = Status::kOk;
+  return write_one_waiting(m, off, p, wr);  // partial words, or the line is locked
+}
+// The stripe lock of update_word makes NIC atomics on one word atomic with
+// each other: no node-wide unit is needed.
+[[gnu::noinline]] Status atomic_one_waiting(threads::LineMemory& m, uint64_t off, std::byte* p, WorkRequest& wr) {
+  wr.old_value = m.update_word(off, p, [&](uint64_t old, uint64_t* next) {
+    return next_value(wr, old, next);
+  });
+  return wr.status = Status::kOk;
+}
+[[gnu::noinline]] Status atomic_one(threads::LineMemory& m, uint64_t off, std::byte* p, WorkRequest& wr) {
+  if (wr.opcode == Opcode::kCas && m.try_cas_word(off, p, wr.compare, wr.operand, &wr.old_value)) [[likely]]
+    return wr.status = Status::kOk;
+  return atomic_one_waiting(m, off, p, wr);  // other atomics, or the line is locked
+}
+}  // namespace
+
+// Inline everywhere it is called (execute_now, Coroutine::submit): checks,
+// then one jump to the verb.
 [[gnu::always_inline]] inline Status ThreadsBackend::Impl::execute(WorkRequest& wr, Rng& rng) {
   const NodeId node = wr.remote.node();
-  if (node >= nodes.size()) [[unlikely]] return wr.status = Status::kWrongNode;
-  threads::Node& n = *nodes[node];
+  if (node >= node_count) [[unlikely]] return wr.status = Status::kWrongNode;
+  threads::Node& n = *node_at[node];
   const uint64_t off = wr.remote.offset();
   const bool atomic_op = is_atomic(wr.opcode);
   Status s = n.mem.check(off, atomic_op ? kWord : wr.length, atomic_op);
   if (s == Status::kOk && !atomic_op && wr.local == nullptr) s = Status::kBadLength;
-  wr.status = s;
-  if (s != Status::kOk) [[unlikely]] return s;
+  if (s != Status::kOk) [[unlikely]] return wr.status = s;
   std::byte* p = n.mem.storage(off);  // once per request: the range is contiguous
   const bool one_line = off % kCacheLine + wr.length <= kCacheLine;
   switch (wr.opcode) {
     case Opcode::kRead:
-      if (one_line) n.mem.read_line(off, p, wr.length, static_cast<std::byte*>(wr.local));
-      else read(n, p, wr, rng);
-      break;
+      return one_line ? read_one(n.mem, off, p, wr) : read(n, p, wr, rng);
     case Opcode::kWrite:
-      if (one_line) n.mem.write_line(off, p, wr.length, static_cast<const std::byte*>(wr.local));
-      else write(n, p, wr);
-      break;
+      return one_line ? write_one(n.mem, off, p, wr) : write(n, p, wr);
     default:
-      // The stripe lock of update_word already makes NIC atomics on one word
-      // atomic with each other; only the adversarial split needs the node's unit.
-      if (!cfg.threads.adversarial || n.mem.raw().is_device(off)) [[likely]] {
-        wr.old_value = n.mem.update_word(off, p, [&](uint64_t old, uint64_t* next) {
-          return next_value(wr, old, next);
-        });
-      } else {
-        atomic_adversarial(n, p, wr);
-      }
-      break;
+      return !cfg.threads.adversarial || n.mem.raw().is_device(off) ? atomic_one(n.mem, off, p, wr)
+                                                                    : atomic_adversarial(n, p, wr);
   }
-  return s;
 }
 
 Status ThreadsBackend::execute_now(WorkRequest& wr, Rng& rng) { return impl_->execute(wr, rng); }
 
 // A multi-line READ: lines in address order, shuffled when adversarial.
-void ThreadsBackend::Impl::read(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng) {
+Status ThreadsBackend::Impl::read(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng) {
   const uint64_t off = wr.remote.offset();
   auto* dst = static_cast<std::byte*>(wr.local);
   const uint64_t first_len = std::min<uint64_t>(wr.length, kCacheLine - off % kCacheLine);
@@ -239,9 +272,10 @@ void ThreadsBackend::Impl::read(threads::Node& n, std::byte* p, WorkRequest& wr,
     const uint64_t len = std::min<uint64_t>(kCacheLine, wr.length - done);
     n.mem.read_line(off + done, p + done, len, dst + done);
   }
+  return wr.status = Status::kOk;
 }
 
-void ThreadsBackend::Impl::read_shuffled(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng) {
+Status ThreadsBackend::Impl::read_shuffled(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng) {
   const uint64_t off = wr.remote.offset();
   const uint32_t lines = lines_of(off, wr.length);
   auto* dst = static_cast<std::byte*>(wr.local);
@@ -257,11 +291,12 @@ void ThreadsBackend::Impl::read_shuffled(threads::Node& n, std::byte* p, WorkReq
     n.mem.read_line(lo, p + (lo - off), hi - lo, dst + (lo - off));
     std::this_thread::yield();
   }
+  return wr.status = Status::kOk;
 }
 
 // A multi-line WRITE: lines in increasing address order, always; adversarial
 // mode yields between them.
-void ThreadsBackend::Impl::write(threads::Node& n, std::byte* p, WorkRequest& wr) {
+Status ThreadsBackend::Impl::write(threads::Node& n, std::byte* p, WorkRequest& wr) {
   const uint64_t off = wr.remote.offset();
   const auto* src = static_cast<const std::byte*>(wr.local);
   const uint64_t first_len = std::min<uint64_t>(wr.length, kCacheLine - off % kCacheLine);
@@ -272,11 +307,12 @@ void ThreadsBackend::Impl::write(threads::Node& n, std::byte* p, WorkRequest& wr
     const uint64_t len = std::min<uint64_t>(kCacheLine, wr.length - done);
     n.mem.write_line(off + done, p + done, len, src + done);
   }
+  return wr.status = Status::kOk;
 }
 
 // Read, then write back later: stores landing in between are lost. NIC
 // atomics stay atomic among themselves through the node's unit.
-void ThreadsBackend::Impl::atomic_adversarial(threads::Node& n, std::byte* p, WorkRequest& wr) {
+Status ThreadsBackend::Impl::atomic_adversarial(threads::Node& n, std::byte* p, WorkRequest& wr) {
   std::lock_guard<std::mutex> unit(n.nic_atomics);
   const uint64_t old = threads::LineMemory::load_word(p);
   wr.old_value = old;
@@ -285,6 +321,7 @@ void ThreadsBackend::Impl::atomic_adversarial(threads::Node& n, std::byte* p, Wo
   std::this_thread::yield();
   if (writes)
     n.mem.update_word(wr.remote.offset(), p, [&](uint64_t, uint64_t* out) { *out = next; return true; });
+  return wr.status = Status::kOk;
 }
 
 namespace threads {
