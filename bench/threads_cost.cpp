@@ -40,15 +40,24 @@ struct Costs {
   double threads = 1e30, seqlock = 1e30, raw = 1e30;
 };
 
+// Samples of about 0.3 ms each, so that most escape preemption on a busy
+// machine; the best of many samples is the cost.
+template <typename F>
+uint64_t ops_per_sample(F& f) {
+  constexpr uint64_t kProbe = 2000;
+  const double ns = sample_ns(kProbe, f);
+  return std::clamp<uint64_t>(static_cast<uint64_t>(300'000 / std::max(ns, 0.1)), kProbe, 1'000'000);
+}
+
 template <typename T, typename S, typename R>
 Costs measure(const Options& o, T&& t, S&& s, R&& r) {
-  const uint64_t ops = o.quick ? 20'000 : 200'000;
-  const int samples = o.quick ? 3 : 5 + 2 * o.repeats;
+  const int samples = o.quick ? 5 : 30 + 10 * o.repeats;
+  const uint64_t ot = ops_per_sample(t), os = ops_per_sample(s), orw = ops_per_sample(r);
   Costs c;
-  for (int i = 0; i < samples; ++i) {
-    c.threads = std::min(c.threads, sample_ns(ops, t));
-    c.seqlock = std::min(c.seqlock, sample_ns(ops, s));
-    c.raw = std::min(c.raw, sample_ns(ops, r));
+  for (int i = 0; i < samples; ++i) {  // interleaved: the three see the same load
+    c.threads = std::min(c.threads, sample_ns(ot, t));
+    c.seqlock = std::min(c.seqlock, sample_ns(os, s));
+    c.raw = std::min(c.raw, sample_ns(orw, r));
   }
   return c;
 }
