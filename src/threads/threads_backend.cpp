@@ -228,10 +228,10 @@ namespace {
   });
   return wr.status = Status::kOk;
 }
-[[gnu::noinline]] Status atomic_one(threads::LineMemory& m, uint64_t off, std::byte* p, WorkRequest& wr) {
-  if (wr.opcode == Opcode::kCas && m.try_cas_word(off, p, wr.compare, wr.operand, &wr.old_value)) [[likely]]
+[[gnu::noinline]] Status cas_one(threads::LineMemory& m, uint64_t off, std::byte* p, WorkRequest& wr) {
+  if (m.try_cas_word(off, p, wr.compare, wr.operand, &wr.old_value)) [[likely]]
     return wr.status = Status::kOk;
-  return atomic_one_waiting(m, off, p, wr);  // other atomics, or the line is locked
+  return atomic_one_waiting(m, off, p, wr);  // the line is locked
 }
 }  // namespace
 
@@ -253,8 +253,11 @@ namespace {
       return one_line ? read_one(n.mem, off, p, wr) : read(n, p, wr, rng);
     case Opcode::kWrite:
       return one_line ? write_one(n.mem, off, p, wr) : write(n, p, wr);
+    case Opcode::kCas:
+      return !cfg.threads.adversarial || n.mem.raw().is_device(off) ? cas_one(n.mem, off, p, wr)
+                                                                    : atomic_adversarial(n, p, wr);
     default:
-      return !cfg.threads.adversarial || n.mem.raw().is_device(off) ? atomic_one(n.mem, off, p, wr)
+      return !cfg.threads.adversarial || n.mem.raw().is_device(off) ? atomic_one_waiting(n.mem, off, p, wr)
                                                                     : atomic_adversarial(n, p, wr);
   }
 }
