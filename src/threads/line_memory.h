@@ -1,10 +1,11 @@
 // Node memory shared by real threads, with the atomicity a NIC gives: aligned
 // 64-byte lines are read and written atomically, guarded by striped seqlocks.
 //
-// The hot path is inline: a request resolves its storage pointer once
-// (NodeMemory::bytes) and copies each line as whole 8-byte words through
-// std::atomic_ref, with at most one variable-length memcpy per line (for a
-// span that does not start or end on a word boundary).
+// The hot path is inline: a request checks its bounds and finds its storage
+// without a call (region base pointers taken from NodeMemory::bytes once per
+// node), and copies each line as whole 8-byte words through std::atomic_ref,
+// with at most one variable-length memcpy per line (for a span that does not
+// start or end on a word boundary).
 #pragma once
 
 #include <algorithm>
