@@ -40,8 +40,10 @@ test: test-fast test-asan
 test-verbs: build
 	bash scripts/softroce-vm.sh run --timeout 1500 -- "bash tests/verbs/verbs_suite.sh $(BUILD)"
 
+# One table on stdout (best-of-N wall clock; other load skews it), the same
+# numbers as JSON in $(BUILD)/bench-results.json. A few minutes on 2 cores.
 bench: build
-	@for b in $(BUILD)/bench/*_bench; do echo "== $$b"; $$b || exit 1; done
+	./$(BUILD)/bench/latchwork_bench --json $(BUILD)/bench-results.json
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

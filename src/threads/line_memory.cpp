@@ -1,6 +1,5 @@
 #include "line_memory.h"
 
-#include <cstring>
 #include <thread>
 
 #include "latchwork/base/assert.h"
@@ -9,14 +8,28 @@ namespace lw::threads {
 namespace {
 // A spin bound far above any legitimate wait: past it a thread is stuck.
 constexpr uint64_t kSpinLimit = uint64_t{1} << 32;
+// Optimistic attempts of a contended line read before it takes the lock.
+constexpr int kOptimisticReads = 64;
 }  // namespace
 
-uint64_t LineMemory::lock(std::atomic<uint64_t>& s) {
+LineMemory::LineMemory(uint64_t host_bytes, uint64_t device_bytes)
+    : mem_(host_bytes, device_bytes), host_end_(mem_.host_bytes()), device_bytes_(mem_.device_bytes()) {
+  host_ = mem_.bytes(NodeMemory::kReservedBytes);
+  LW_CHECK_MSG(mem_.bytes(host_end_ - kWord) == storage(host_end_ - kWord),
+               "host memory storage is not contiguous");
+  if (device_bytes_ > 0) {
+    device_ = mem_.bytes(NodeMemory::kDeviceBase);
+    LW_CHECK_MSG(mem_.bytes(NodeMemory::kDeviceBase + device_bytes_ - kWord) ==
+                     storage(NodeMemory::kDeviceBase + device_bytes_ - kWord),
+                 "device memory storage is not contiguous");
+  }
+}
+
+uint64_t LineMemory::lock_slow(std::atomic<uint64_t>& s) {
   for (uint64_t spins = 0;; ++spins) {
     uint64_t v = s.load(std::memory_order_relaxed);
     if ((v & 1) == 0 &&
         s.compare_exchange_weak(v, v + 1, std::memory_order_acquire, std::memory_order_relaxed)) {
-      // Orders the odd version before the data stores for seqlock readers.
       std::atomic_thread_fence(std::memory_order_release);
       return v;
     }
@@ -25,50 +38,22 @@ uint64_t LineMemory::lock(std::atomic<uint64_t>& s) {
   }
 }
 
-void LineMemory::copy_out(uint64_t offset, uint64_t len, std::byte* dst) {
-  // Word by word through atomic_ref: writers may be storing concurrently.
-  uint64_t end = offset + len;
-  for (uint64_t w = offset / 8 * 8; w < end; w += 8) {
-    uint64_t v = std::atomic_ref<uint64_t>(*mem_.word(w)).load(std::memory_order_relaxed);
-    uint64_t lo = std::max(w, offset), hi = std::min(w + 8, end);
-    std::memcpy(dst + (lo - offset), reinterpret_cast<const std::byte*>(&v) + (lo - w), hi - lo);
-  }
-}
-
-void LineMemory::read_line(uint64_t offset, uint64_t len, std::byte* dst) {
-  if (len == 8 && offset % 8 == 0) {  // one word: a single atomic load suffices
-    uint64_t v = load_word(offset);
-    std::memcpy(dst, &v, 8);
-    return;
-  }
+void LineMemory::read_line_contended(uint64_t offset, const std::byte* p, uint64_t len,
+                                     std::byte* dst) {
   std::atomic<uint64_t>& s = stripe(offset);
-  for (int attempt = 0; attempt < 64; ++attempt) {
-    uint64_t v1 = s.load(std::memory_order_acquire);
+  for (int attempt = 0; attempt < kOptimisticReads; ++attempt) {
+    const uint64_t v1 = s.load(std::memory_order_acquire);
     if (v1 & 1) {
       std::this_thread::yield();
       continue;
     }
-    copy_out(offset, len, dst);
+    copy_out(offset, p, len, dst);
     std::atomic_thread_fence(std::memory_order_acquire);
     if (s.load(std::memory_order_relaxed) == v1) return;
   }
   // Under heavy write traffic, stop retrying and exclude writers instead.
-  uint64_t v = lock(s);
-  copy_out(offset, len, dst);
-  s.store(v + 2, std::memory_order_release);
-}
-
-void LineMemory::write_line(uint64_t offset, uint64_t len, const std::byte* src) {
-  std::atomic<uint64_t>& s = stripe(offset);
-  uint64_t v = lock(s);
-  uint64_t end = offset + len;
-  for (uint64_t w = offset / 8 * 8; w < end; w += 8) {
-    std::atomic_ref<uint64_t> word(*mem_.word(w));
-    uint64_t lo = std::max(w, offset), hi = std::min(w + 8, end);
-    uint64_t val = (hi - lo == 8) ? 0 : word.load(std::memory_order_relaxed);
-    std::memcpy(reinterpret_cast<std::byte*>(&val) + (lo - w), src + (lo - offset), hi - lo);
-    word.store(val, std::memory_order_relaxed);
-  }
+  const uint64_t v = lock(s);
+  copy_out(offset, p, len, dst);
   s.store(v + 2, std::memory_order_release);
 }
 

@@ -1,5 +1,7 @@
 #include "latchwork/threads/threads_backend.h"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -15,7 +17,8 @@ namespace threads {
 struct Node {
   Node(uint64_t bytes, uint64_t dm) : mem(bytes, dm) {}
   LineMemory mem;
-  // The NIC's atomic unit: NIC atomics on one node are atomic with each other.
+  // The NIC's atomic unit in adversarial mode, where an atomic is a separate
+  // load and store (otherwise the line's stripe lock makes it atomic).
   std::mutex nic_atomics;
 };
 
@@ -52,18 +55,37 @@ struct OsThread {
 struct ThreadsBackend::Impl {
   ClusterConfig cfg;
   std::vector<std::unique_ptr<threads::Node>> nodes;
+  // The same nodes by id, held inline: a request reaches its node in one load.
+  std::array<threads::Node*, ClusterConfig::kMaxNodes> node_at{};
+  uint32_t node_count = 0;
   std::vector<std::unique_ptr<threads::OsThread>> os_threads;
   std::vector<std::unique_ptr<threads::Coroutine>> coroutines;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   bool ran = false;
 
-  Status execute(WorkRequest& wr, Rng& rng);
-  void read(threads::Node& n, WorkRequest& wr, Rng& rng);
-  void write(threads::Node& n, WorkRequest& wr, Rng& rng);
-  void atomic(threads::Node& n, WorkRequest& wr);
+  [[gnu::always_inline]] inline Status execute(WorkRequest& wr, Rng& rng);
+  // Each sets wr.status (kOk) and returns it.
+  Status read(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng);
+  Status read_shuffled(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng);
+  Status write(threads::Node& n, std::byte* p, WorkRequest& wr);
+  Status atomic_adversarial(threads::Node& n, std::byte* p, WorkRequest& wr);
 };
 
 namespace {
+// apply_atomic with the two common verbs inline.
+inline bool next_value(const WorkRequest& wr, uint64_t old, uint64_t* next) {
+  switch (wr.opcode) {
+    case Opcode::kCas:
+      *next = wr.operand;
+      return old == wr.compare;
+    case Opcode::kFaa:
+      *next = old + wr.operand;
+      return true;
+    default:
+      return apply_atomic(wr, old, next);
+  }
+}
+
 uint32_t lines_of(uint64_t offset, uint64_t len) {
   return static_cast<uint32_t>(line_of(offset + len - 1) - line_of(offset) + 1);
 }
@@ -79,9 +101,13 @@ ThreadsBackend::ThreadsBackend(const ClusterConfig& config) : impl_(std::make_un
   s.cfg = config;
   std::string err = config.validate();
   LW_CHECK_MSG(err.empty(), "invalid cluster config: " + err);
-  for (uint32_t m = 0; m < config.memory_nodes; ++m)
+  LW_CHECK(config.memory_nodes <= s.node_at.size());
+  for (uint32_t m = 0; m < config.memory_nodes; ++m) {
     s.nodes.push_back(std::make_unique<threads::Node>(config.memory_node_bytes,
                                                       config.device_memory_bytes));
+    s.node_at[m] = s.nodes.back().get();
+  }
+  s.node_count = config.memory_nodes;
   uint64_t n = config.total_compute_threads() + uint64_t{config.memory_nodes} * config.memory_node_threads;
   Rng seeder(config.seed);
   for (uint64_t i = 0; i < n; ++i) {
@@ -144,14 +170,17 @@ RunStats ThreadsBackend::run() {
         LW_CHECK(!t->ready.empty());
         threads::Coroutine* c = t->ready.front();
         t->ready.pop_front();
-        Nanos now = c->now();
-        if (c->wake_at > now) {
-          bool any_awake = false;
-          for (auto* r : t->ready) any_awake = any_awake || r->wake_at <= now;
-          if (!any_awake) std::this_thread::sleep_for(std::chrono::nanoseconds(
-                              std::min<Nanos>(c->wake_at - now, 1'000'000)));
-          t->ready.push_back(c);
-          continue;
+        if (c->wake_at != 0) {  // read the clock only for a sleeper
+          const Nanos now = c->now();
+          if (c->wake_at > now) {
+            bool any_awake = false;
+            for (auto* r : t->ready) any_awake = any_awake || r->wake_at <= now;
+            if (!any_awake) std::this_thread::sleep_for(std::chrono::nanoseconds(
+                                std::min<Nanos>(c->wake_at - now, 1'000'000)));
+            t->ready.push_back(c);
+            continue;
+          }
+          c->wake_at = 0;
         }
         std::exchange(c->resume_point, {}).resume();
         if (c->task.done()) ++finished;
@@ -168,72 +197,134 @@ RunStats ThreadsBackend::run() {
   return stats;
 }
 
-Status ThreadsBackend::execute_now(WorkRequest& wr, Rng& rng) { return impl_->execute(wr, rng); }
+namespace {
+// One-line verbs and plain atomics, each a small leaf function: execute jumps
+// to them, and no register spill precedes the stripe lock.
+[[gnu::noinline]] Status read_one_waiting(threads::LineMemory& m, uint64_t off, const std::byte* p, WorkRequest& wr) {
+  m.read_line(off, p, wr.length, static_cast<std::byte*>(wr.local));
+  return wr.status = Status::kOk;
+}
+[[gnu::noinline]] Status read_one(threads::LineMemory& m, uint64_t off, const std::byte* p, WorkRequest& wr) {
+  if ((off | wr.length) % kWord == 0 &&
+      m.try_read_words(off, p, wr.length, static_cast<std::byte*>(wr.local))) [[likely]]
+    return wr.status = Status::kOk;
+  return read_one_waiting(m, off, p, wr);  // partial words, or a writer interfered
+}
+[[gnu::noinline]] Status write_one_waiting(threads::LineMemory& m, uint64_t off, std::byte* p, WorkRequest& wr) {
+  m.write_line(off, p, wr.length, static_cast<const std::byte*>(wr.local));
+  return wr.status = Status::kOk;
+}
+[[gnu::noinline]] Status write_one(threads::LineMemory& m, uint64_t off, std::byte* p, WorkRequest& wr) {
+  if ((off | wr.length) % kWord == 0 &&
+      m.try_write_words(off, p, wr.length, static_cast<const std::byte*>(wr.local))) [[likely]]
+    return wr.status = Status::kOk;
+  return write_one_waiting(m, off, p, wr);  // partial words, or the line is locked
+}
+// The stripe lock of update_word makes NIC atomics on one word atomic with
+// each other: no node-wide unit is needed.
+[[gnu::noinline]] Status atomic_one_waiting(threads::LineMemory& m, uint64_t off, std::byte* p, WorkRequest& wr) {
+  wr.old_value = m.update_word(off, p, [&](uint64_t old, uint64_t* next) {
+    return next_value(wr, old, next);
+  });
+  return wr.status = Status::kOk;
+}
+[[gnu::noinline]] Status cas_one(threads::LineMemory& m, uint64_t off, std::byte* p, WorkRequest& wr) {
+  if (m.try_cas_word(off, p, wr.compare, wr.operand, &wr.old_value)) [[likely]]
+    return wr.status = Status::kOk;
+  return atomic_one_waiting(m, off, p, wr);  // the line is locked
+}
+}  // namespace
 
-Status ThreadsBackend::Impl::execute(WorkRequest& wr, Rng& rng) {
+// Inline everywhere it is called (execute_now, Coroutine::submit): checks,
+// then one jump to the verb.
+[[gnu::always_inline]] inline Status ThreadsBackend::Impl::execute(WorkRequest& wr, Rng& rng) {
   const NodeId node = wr.remote.node();
-  if (node >= nodes.size()) return wr.status = Status::kWrongNode;
-  threads::Node& n = *nodes[node];
-  Status s = n.mem.raw().check(wr);
-  if (s == Status::kOk && !is_atomic(wr.opcode) && wr.local == nullptr) s = Status::kBadLength;
-  wr.status = s;
-  if (s != Status::kOk) return s;
+  if (node >= node_count) [[unlikely]] return wr.status = Status::kWrongNode;
+  threads::Node& n = *node_at[node];
+  const uint64_t off = wr.remote.offset();
+  const bool atomic_op = is_atomic(wr.opcode);
+  Status s = n.mem.check(off, atomic_op ? kWord : wr.length, atomic_op);
+  if (s == Status::kOk && !atomic_op && wr.local == nullptr) s = Status::kBadLength;
+  if (s != Status::kOk) [[unlikely]] return wr.status = s;
+  std::byte* p = n.mem.storage(off);  // once per request: the range is contiguous
+  const bool one_line = off % kCacheLine + wr.length <= kCacheLine;
   switch (wr.opcode) {
-    case Opcode::kRead: read(n, wr, rng); break;
-    case Opcode::kWrite: write(n, wr, rng); break;
-    default: atomic(n, wr); break;
+    case Opcode::kRead:
+      return one_line ? read_one(n.mem, off, p, wr) : read(n, p, wr, rng);
+    case Opcode::kWrite:
+      return one_line ? write_one(n.mem, off, p, wr) : write(n, p, wr);
+    case Opcode::kCas:
+      return !cfg.threads.adversarial || n.mem.raw().is_device(off) ? cas_one(n.mem, off, p, wr)
+                                                                    : atomic_adversarial(n, p, wr);
+    default:
+      return !cfg.threads.adversarial || n.mem.raw().is_device(off) ? atomic_one_waiting(n.mem, off, p, wr)
+                                                                    : atomic_adversarial(n, p, wr);
   }
-  return s;
 }
 
-void ThreadsBackend::Impl::read(threads::Node& n, WorkRequest& wr, Rng& rng) {
+Status ThreadsBackend::execute_now(WorkRequest& wr, Rng& rng) { return impl_->execute(wr, rng); }
+
+// A multi-line READ: lines in address order, shuffled when adversarial.
+Status ThreadsBackend::Impl::read(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng) {
+  const uint64_t off = wr.remote.offset();
+  auto* dst = static_cast<std::byte*>(wr.local);
+  const uint64_t first_len = std::min<uint64_t>(wr.length, kCacheLine - off % kCacheLine);
+  if (cfg.threads.adversarial) return read_shuffled(n, p, wr, rng);
+  n.mem.read_line(off, p, first_len, dst);
+  for (uint64_t done = first_len; done < wr.length; done += kCacheLine) {
+    const uint64_t len = std::min<uint64_t>(kCacheLine, wr.length - done);
+    n.mem.read_line(off + done, p + done, len, dst + done);
+  }
+  return wr.status = Status::kOk;
+}
+
+Status ThreadsBackend::Impl::read_shuffled(threads::Node& n, std::byte* p, WorkRequest& wr, Rng& rng) {
   const uint64_t off = wr.remote.offset();
   const uint32_t lines = lines_of(off, wr.length);
   auto* dst = static_cast<std::byte*>(wr.local);
-  const bool shuffle = cfg.threads.adversarial && lines > 1;
-  // Fisher-Yates over line indices when adversarial; address order otherwise.
+  // Fisher-Yates over line indices.
   uint32_t order_small[64];
   std::vector<uint32_t> order_big;
   uint32_t* order = lines <= 64 ? order_small : (order_big.resize(lines), order_big.data());
   for (uint32_t i = 0; i < lines; ++i) order[i] = i;
-  if (shuffle)
-    for (uint32_t i = lines - 1; i > 0; --i) std::swap(order[i], order[rng.below(i + 1)]);
+  for (uint32_t i = lines - 1; i > 0; --i) std::swap(order[i], order[rng.below(i + 1)]);
   for (uint32_t k = 0; k < lines; ++k) {
     uint64_t lo, hi;
     line_span(off, wr.length, order[k], &lo, &hi);
-    n.mem.read_line(lo, hi - lo, dst + (lo - off));
-    if (shuffle) std::this_thread::yield();
+    n.mem.read_line(lo, p + (lo - off), hi - lo, dst + (lo - off));
+    std::this_thread::yield();
   }
+  return wr.status = Status::kOk;
 }
 
-void ThreadsBackend::Impl::write(threads::Node& n, WorkRequest& wr, Rng&) {
+// A multi-line WRITE: lines in increasing address order, always; adversarial
+// mode yields between them.
+Status ThreadsBackend::Impl::write(threads::Node& n, std::byte* p, WorkRequest& wr) {
   const uint64_t off = wr.remote.offset();
-  const uint32_t lines = lines_of(off, wr.length);
   const auto* src = static_cast<const std::byte*>(wr.local);
-  for (uint32_t i = 0; i < lines; ++i) {  // increasing address order, always
-    uint64_t lo, hi;
-    line_span(off, wr.length, i, &lo, &hi);
-    n.mem.write_line(lo, hi - lo, src + (lo - off));
-    if (cfg.threads.adversarial && lines > 1) std::this_thread::yield();
+  const uint64_t first_len = std::min<uint64_t>(wr.length, kCacheLine - off % kCacheLine);
+  n.mem.write_line(off, p, first_len, src);
+  const bool yield = cfg.threads.adversarial;
+  for (uint64_t done = first_len; done < wr.length; done += kCacheLine) {
+    if (yield) std::this_thread::yield();
+    const uint64_t len = std::min<uint64_t>(kCacheLine, wr.length - done);
+    n.mem.write_line(off + done, p + done, len, src + done);
   }
+  return wr.status = Status::kOk;
 }
 
-void ThreadsBackend::Impl::atomic(threads::Node& n, WorkRequest& wr) {
-  const uint64_t off = wr.remote.offset();
+// Read, then write back later: stores landing in between are lost. NIC
+// atomics stay atomic among themselves through the node's unit.
+Status ThreadsBackend::Impl::atomic_adversarial(threads::Node& n, std::byte* p, WorkRequest& wr) {
   std::lock_guard<std::mutex> unit(n.nic_atomics);
-  if (!cfg.threads.adversarial || n.mem.raw().is_device(off)) {
-    wr.old_value = n.mem.update_word(off, [&](uint64_t old, uint64_t* next) {
-      return apply_atomic(wr, old, next);
-    });
-    return;
-  }
-  // Read, then write back later: stores landing in between are lost.
-  const uint64_t old = n.mem.load_word(off);
+  const uint64_t old = threads::LineMemory::load_word(p);
   wr.old_value = old;
   uint64_t next;
-  const bool writes = apply_atomic(wr, old, &next);
+  const bool writes = next_value(wr, old, &next);
   std::this_thread::yield();
-  if (writes) n.mem.update_word(off, [&](uint64_t, uint64_t* out) { *out = next; return true; });
+  if (writes)
+    n.mem.update_word(wr.remote.offset(), p, [&](uint64_t, uint64_t* out) { *out = next; return true; });
+  return wr.status = Status::kOk;
 }
 
 namespace threads {
@@ -276,22 +367,23 @@ bool Coroutine::cpu_access(CpuAccess* op, std::coroutine_handle<>) {
   }
   threads::Node& node = *s.nodes[p.node];
   const uint64_t off = op->addr.offset();
-  op->status = node.mem.raw().check(off, 8, true);
+  op->status = node.mem.check(off, kWord, true);
   if (op->status != Status::kOk) return false;
+  std::byte* w = node.mem.storage(off);
   // CPU accesses do not take the NIC's atomic unit: they race NIC atomics.
   switch (op->kind) {
-    case CpuAccess::Kind::kLoad: op->old_value = node.mem.load_word(off); break;
+    case CpuAccess::Kind::kLoad: op->old_value = threads::LineMemory::load_word(w); break;
     case CpuAccess::Kind::kStore:
-      op->old_value = node.mem.update_word(off, [&](uint64_t, uint64_t* n) { *n = op->a; return true; });
+      op->old_value = node.mem.update_word(off, w, [&](uint64_t, uint64_t* n) { *n = op->a; return true; });
       break;
     case CpuAccess::Kind::kCas:
-      op->old_value = node.mem.update_word(off, [&](uint64_t old, uint64_t* n) {
+      op->old_value = node.mem.update_word(off, w, [&](uint64_t old, uint64_t* n) {
         *n = op->b;
         return old == op->a;
       });
       break;
     case CpuAccess::Kind::kFaa:
-      op->old_value = node.mem.update_word(off, [&](uint64_t old, uint64_t* n) { *n = old + op->a; return true; });
+      op->old_value = node.mem.update_word(off, w, [&](uint64_t old, uint64_t* n) { *n = old + op->a; return true; });
       break;
   }
   return false;

@@ -1,0 +1,28 @@
+// Wall-clock and resident-memory measurement shared by the benchmark sections.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace lw::bench {
+
+struct Options {
+  int repeats = 3;  // best of this many runs (machines are shared: noise is one-sided)
+  bool quick = false;
+};
+
+class Stopwatch {
+ public:
+  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Resident bytes of this process now (/proc/self/statm).
+uint64_t resident_bytes();
+
+}  // namespace lw::bench
