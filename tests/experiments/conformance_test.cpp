@@ -56,7 +56,6 @@ TEST_P(ConformanceCaseTest, Passes) {
   EXPECT_NE(r.outcome, ConformanceResult::kFail) << r.full_name() << ": " << r.detail;
   // These configs have every capability and two memory nodes: nothing skips.
   EXPECT_NE(r.outcome, ConformanceResult::kSkip) << r.full_name() << ": " << r.detail;
-  EXPECT_LT(r.wall_seconds, 5.0) << "a case should take well under a second";
 }
 
 std::string test_name(const ::testing::TestParamInfo<ConformanceCaseTest::ParamType>& info) {
