@@ -18,8 +18,13 @@ class FlagSet {
 
   void add_int(std::string name, int64_t* out, std::string help, int64_t min = INT64_MIN,
                int64_t max = INT64_MAX);
-  void add_uint(std::string name, uint64_t* out, std::string help);
-  void add_double(std::string name, double* out, std::string help);
+  // Numbers are parsed whole (no sign on unsigned flags, no whitespace, no
+  // wrap-around) and checked against [min, max]; --help shows the range.
+  void add_uint(std::string name, uint64_t* out, std::string help, uint64_t min = 0,
+                uint64_t max = UINT64_MAX);
+  // A finite number in [min, max] (no NaN or infinity).
+  void add_double(std::string name, double* out, std::string help, double min = -1e300,
+                  double max = 1e300);
   void add_string(std::string name, std::string* out, std::string help);
   void add_bool(std::string name, bool* out, std::string help);  // --name or --name=true|false
   void add_enum(std::string name, std::string* out, std::vector<std::string> allowed,
@@ -43,6 +48,8 @@ class FlagSet {
     std::string default_text;
     int64_t min = 0, max = 0;
     std::vector<std::string> allowed;
+    uint64_t umin = 0, umax = UINT64_MAX;
+    double dmin = -1e300, dmax = 1e300;
   };
   Flag* find(std::string_view name);
   std::string assign(Flag& f, const std::string& value);
