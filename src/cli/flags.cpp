@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -173,6 +174,43 @@ std::string FlagSet::parse(int argc, const char* const* argv) {
     set_.insert(name);
   }
   return {};
+}
+
+std::string shell_quote(const std::string& text) {
+  const bool plain = !text.empty() && text.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789_-+=.,/:@%") == std::string::npos;
+  if (plain) return text;
+  std::string out = "'";
+  for (char ch : text) {
+    if (ch == '\'') out += "'\\''";
+    else out += ch;
+  }
+  return out + "'";
+}
+
+std::string FlagSet::replay_args(const std::set<std::string>& skip) const {
+  std::string out;
+  for (const Flag& f : flags_) {
+    if (!set_.count(f.name) || skip.count(f.name)) continue;
+    std::string value;
+    switch (f.type) {
+      case Type::kInt: value = std::to_string(*static_cast<const int64_t*>(f.out)); break;
+      case Type::kUint: value = std::to_string(*static_cast<const uint64_t*>(f.out)); break;
+      case Type::kDouble: {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.17g", *static_cast<const double*>(f.out));
+        value = buf;
+        break;
+      }
+      case Type::kString:
+      case Type::kEnum: value = *static_cast<const std::string*>(f.out); break;
+      case Type::kBool: value = *static_cast<const bool*>(f.out) ? "true" : "false"; break;
+    }
+    if (f.type == Type::kBool) out += " --" + f.name + "=" + value;
+    else out += " --" + f.name + " " + shell_quote(value);
+  }
+  return out;
 }
 
 std::string FlagSet::help_text() const {

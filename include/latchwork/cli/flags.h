@@ -12,6 +12,9 @@
 
 namespace lw::cli {
 
+// `text` quoted for a POSIX shell when it needs it ("a b" -> 'a b').
+std::string shell_quote(const std::string& text);
+
 class FlagSet {
  public:
   FlagSet(std::string command, std::string description);
@@ -37,6 +40,12 @@ class FlagSet {
   bool was_set(std::string_view name) const { return set_.count(std::string(name)) > 0; }
   const std::vector<std::string>& positional() const { return positional_; }
   std::string help_text() const;
+
+  // The flags that were given, with their values, in the order they were
+  // registered, each as " --name value" shell-quoted: the part of a replay
+  // command that reproduces this run. Flags in `skip` are left out (the
+  // caller writes them, e.g. a single seed).
+  std::string replay_args(const std::set<std::string>& skip = {}) const;
 
  private:
   enum class Type { kInt, kUint, kDouble, kString, kBool, kEnum };
