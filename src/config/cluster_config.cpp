@@ -35,9 +35,9 @@ constexpr Bound kBounds[] = {
     {"device_memory_bytes", 0, ClusterConfig::kMaxDeviceMemoryBytes},
     {"queue_depth", ClusterConfig::kMinQueueDepth, ClusterConfig::kMaxQueueDepth},
     {"seed", 0, UINT64_MAX},
-    {"semantics.read_spread_ns", 0, kNs},
-    {"semantics.write_line_gap_ns", 0, kNs},
-    {"semantics.atomic_window_ns", 0, kNs},
+    {"semantics.read_spread_ns", 0, ClusterConfig::kMaxWindowNs},
+    {"semantics.write_line_gap_ns", 0, ClusterConfig::kMaxWindowNs},
+    {"semantics.atomic_window_ns", 0, ClusterConfig::kMaxWindowNs},
     {"timing.one_way_ns", 1, kNs},
     {"timing.jitter_ns", 0, kNs},
     {"timing.post_cpu_ns", 0, kNs},
@@ -275,7 +275,7 @@ std::string ClusterConfig::validate() const {
            std::to_string(total_workers()) + " workers; at most " + std::to_string(kMaxWorkers);
   if (uint64_t{memory_nodes} * memory_node_bytes > kMaxTotalMemoryBytes)
     return "memory_nodes x memory_node_bytes is " + std::to_string(uint64_t{memory_nodes} * memory_node_bytes) +
-           " bytes; at most " + std::to_string(kMaxTotalMemoryBytes) + " (32 GiB of simulated memory)";
+           " bytes; at most " + std::to_string(kMaxTotalMemoryBytes) + " (16 GiB of simulated memory)";
   if (!(e = check_queue_depth(1)).empty()) return e;
   if (device_nodes() > 0 && backend != "sim")
     return "the programmable switch and the SmartNIC exist only in the simulator (backend sim)";

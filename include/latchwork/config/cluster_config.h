@@ -100,9 +100,9 @@ struct ClusterConfig {
   // at least one more page.
   static constexpr uint64_t kMinMemoryNodeBytes = 8192;
   // Simulated memory is virtual (mapped on demand): at most 16 GiB per node
-  // and 32 GiB over all memory nodes (memory_nodes x memory_node_bytes).
+  // and 16 GiB over all memory nodes (memory_nodes x memory_node_bytes).
   static constexpr uint64_t kMaxMemoryNodeBytes = 1ull << 34;
-  static constexpr uint64_t kMaxTotalMemoryBytes = 1ull << 35;
+  static constexpr uint64_t kMaxTotalMemoryBytes = 1ull << 34;
   static constexpr uint64_t kMaxDeviceMemoryBytes = 1ull << 30;
   // Outstanding work requests per queue pair. Every coroutine of a thread
   // may have one submission outstanding on its thread's queue pair, so the
@@ -118,6 +118,11 @@ struct ClusterConfig {
   // ns): at most one second each, so that no sum of them can overflow the
   // simulator's clock.
   static constexpr Nanos kMaxLatencyNs = 1'000'000'000;
+  // The semantics' relaxation windows (read_spread_ns, write_line_gap_ns,
+  // atomic_window_ns): at most 1 ms, a thousand round trips (the model's
+  // defaults are hundreds of ns; `check` sweeps up to 30 us). Wider windows
+  // only make latches spin until they give up.
+  static constexpr Nanos kMaxWindowNs = 1'000'000;
   // Config, cluster and NIC profile files larger than this are refused
   // before they are read.
   static constexpr uint64_t kMaxConfigFileBytes = lw::kMaxConfigFileBytes;
