@@ -168,6 +168,8 @@ bad_config gbps '{"nic": {"profile": "cx5-100g", "parameters": {"link_gbps": 1e-
 printf '{"name": "slow", "parameters": {"link_gbps": {"value": 1e-300, "source": "x"}}}' >"$tmp/slow-nic.json"
 expect_exit 2 "nic profile link_gbps 1e-300" -- "$lw" perf read --profile "$tmp/slow-nic.json"
 expect_err "link_gbps must be a number in"
+expect_exit 2 "empty config path" -- "$lw" latch --config ""
+expect_err "needs a file path"
 expect_exit 2 "config /dev/zero" -- timeout 5 "$lw" latch --config /dev/zero
 expect_err "config file /dev/zero is not a regular file"
 expect_exit 2 "nic profile /dev/zero" -- timeout 5 "$lw" perf read --profile /dev/zero
