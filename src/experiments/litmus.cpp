@@ -363,8 +363,10 @@ LitmusReport run_litmus(const LitmusTest& test, const ClusterConfig& base, uint6
     ++r.runs;
     ++r.outcomes[outcome];
     if (!test.allowed(outcome, c.semantics) &&
-        std::find(r.violations.begin(), r.violations.end(), outcome) == r.violations.end())
+        std::find(r.violations.begin(), r.violations.end(), outcome) == r.violations.end()) {
+      if (r.violations.empty()) r.violation_seed = s;
       r.violations.push_back(outcome);
+    }
     if (!test.weak.empty() && outcome == test.weak) r.weak_seen = true;
   }
   set_replay_hint({});

@@ -44,7 +44,13 @@ int cmd_litmus(int argc, const char* const* argv) {
       Semantics sem;
       Semantics::from_profile(p, &sem);
       const bool weak_allowed = !t->weak.empty() && sem.*(t->relaxation);
-      if (!r.violations.empty()) exit_code = kExitCheckFailed;
+      if (!r.violations.empty()) {
+        exit_code = kExitCheckFailed;
+        std::fprintf(stderr, "latchwork litmus: %s on %s: outcome %s is not allowed\n  replay: latchwork litmus "
+                     "--test %s --profile %s --seeds 1 --first-seed %llu\n",
+                     t->name.c_str(), p.c_str(), r.violations[0].c_str(), t->name.c_str(), p.c_str(),
+                     static_cast<unsigned long long>(r.violation_seed));
+      }
       if (json) {
         nlohmann::json j = {{"test", t->name}, {"profile", p}, {"runs", r.runs},
                             {"outcomes", r.outcomes}, {"weak", t->weak},
