@@ -117,5 +117,18 @@ TEST(Flags, UnsignedAndDoubleRangesAreCheckedAndShown) {
   EXPECT_NE(f.help_text().find("uint in [1, 100]"), std::string::npos) << f.help_text();
 }
 
+TEST(Flags, ReplayArgsRepeatEveryGivenFlagInRegistrationOrder) {
+  Parsed p;
+  // Given out of order; the replay lists them as registered, skips what the
+  // caller writes itself, and quotes for the shell.
+  EXPECT_EQ(p.parse({"--s", "it's a b", "--b", "--u", "9", "--n=4", "--d", "0.1"}), "");
+  EXPECT_EQ(p.f.replay_args({"u"}), " --n 4 --d 0.10000000000000001 --s 'it'\\''s a b' --b=true");
+  Parsed q;
+  EXPECT_EQ(q.f.replay_args(), "");  // nothing given, nothing repeated (no defaults such as --e a)
+  EXPECT_EQ(shell_quote("/tmp/x.json"), "/tmp/x.json");
+  EXPECT_EQ(shell_quote(""), "''");
+  EXPECT_EQ(shell_quote("$(rm -rf /)"), "'$(rm -rf /)'");
+}
+
 }  // namespace
 }  // namespace lw::cli
