@@ -17,7 +17,7 @@ int cmd_demo(int argc, const char* const* argv) {
   ClusterConfig defaults;
   ClusterFlags cluster(f, defaults);
   uint64_t ops = 4000;
-  f.add_uint("ops", &ops, "reads per torn-read run");
+  f.add_uint("ops", &ops, "reads per torn-read run", 1, 10'000'000);
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
