@@ -1,8 +1,20 @@
-// Counts with remote FAAs from every simulated coroutine; exits 0 only if the
-// count is exact.
+// Counts with remote FAAs from every simulated coroutine, and runs the
+// README's code sample; exits 0 only if the count is exact and the sample
+// ran (its latch is free again).
 #include <cstdio>
 
 #include "latchwork/sim/sim_backend.h"
+#include "latchwork/sync/exclusive_latch.h"
+
+namespace {
+
+// The README's sample, verbatim (CMakeLists.txt extracts it from README.md).
+bool readme_sample() {
+#include "readme_sample.inc"
+  return stats.trace_hash != 0 && sim.host_load(latch) == lw::ExclusiveLatch::kFree;
+}
+
+}  // namespace
 
 int main() {
   lw::ClusterConfig c;
@@ -16,5 +28,7 @@ int main() {
   sim.run();
   const uint64_t n = sim.host_load(counter);
   std::printf("consumer: counted %llu of 80\n", static_cast<unsigned long long>(n));
-  return n == 80 ? 0 : 1;
+  const bool sample = readme_sample();
+  std::printf("consumer: the README's sample %s\n", sample ? "ran" : "FAILED");
+  return n == 80 && sample ? 0 : 1;
 }

@@ -1,13 +1,83 @@
 #include "latchwork/config/cluster_config.h"
 
-#include <fstream>
+#include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "latchwork/verbs/node_memory.h"
+
 namespace lw {
+
+// The validator's lower bound and the memory node's own requirement agree.
+static_assert(ClusterConfig::kMinMemoryNodeBytes > NodeMemory::kReservedBytes,
+              "a memory node needs more than its reserved bytes");
+
 namespace {
 
 using nlohmann::json;
+
+// The range of every integer field, by its JSON name: validate() checks
+// these, and the JSON reader rejects a number beyond them before it is
+// narrowed into the field (4294967297 must not become 1).
+struct Bound {
+  const char* name;
+  uint64_t lo, hi;
+};
+constexpr uint64_t kNs = ClusterConfig::kMaxLatencyNs;
+constexpr Bound kBounds[] = {
+    {"compute_nodes", 1, ClusterConfig::kMaxNodes},
+    {"threads_per_node", 1, ClusterConfig::kMaxThreadsPerNode},
+    {"coroutines_per_thread", 1, ClusterConfig::kMaxCoroutinesPerThread},
+    {"memory_nodes", 1, ClusterConfig::kMaxNodes},
+    {"memory_node_threads", 0, ClusterConfig::kMaxThreadsPerNode},
+    {"memory_node_bytes", ClusterConfig::kMinMemoryNodeBytes, ClusterConfig::kMaxMemoryNodeBytes},
+    {"device_memory_bytes", 0, ClusterConfig::kMaxDeviceMemoryBytes},
+    {"queue_depth", ClusterConfig::kMinQueueDepth, ClusterConfig::kMaxQueueDepth},
+    {"seed", 0, UINT64_MAX},
+    {"semantics.read_spread_ns", 0, ClusterConfig::kMaxWindowNs},
+    {"semantics.write_line_gap_ns", 0, ClusterConfig::kMaxWindowNs},
+    {"semantics.atomic_window_ns", 0, ClusterConfig::kMaxWindowNs},
+    {"timing.one_way_ns", 1, kNs},
+    {"timing.jitter_ns", 0, kNs},
+    {"timing.post_cpu_ns", 0, kNs},
+    {"timing.poll_cpu_ns", 0, kNs},
+    {"timing.cpu_access_ns", 0, kNs},
+    {"timing.pcie_ns", 0, kNs},
+    {"timing.device_memory_ns", 0, kNs},
+    {"timing.switch_pipeline_ns", 0, kNs},
+    {"timing.smartnic_rpc_ns", 1, kNs},
+    {"network.switch.registers", 1, 1u << 24},
+    {"network.switch.duplicate_percent", 0, 100},
+    {"network.switch.duplicate_delay_ns", 1, kNs},
+    {"network.smartnic.memory_bytes", 4096 + 4096, 1ull << 32},
+    {"verbs.connect_timeout_ms", 10, 3'600'000},
+    {"verbs.op_timeout_ms", 10, 3'600'000},
+    {"verbs.staging_bytes", 64 << 10, 1ull << 32},
+};
+// Floating-point fields: finite, within [lo, hi].
+struct RealBound {
+  const char* name;
+  double lo, hi;
+};
+constexpr RealBound kRealBounds[] = {
+    // 0.00125 B/ns = 10 Mbit/s .. 12.5 TB/s (a rate of 1e-300 would make
+    // one message outlast any run).
+    {"timing.bytes_per_ns", 0.00125, 12'500},
+    {"timing.crc64_ns_per_byte", 0, 1e3},
+    {"timing.farm_check_ns_per_line", 0, 1e4},
+};
+
+const Bound* bound_of(std::string_view name) {
+  for (const Bound& b : kBounds)
+    if (name == b.name) return &b;
+  return nullptr;
+}
+const RealBound* real_bound_of(std::string_view name) {
+  for (const RealBound& b : kRealBounds)
+    if (name == b.name) return &b;
+  return nullptr;
+}
 
 std::string check_range(const char* name, uint64_t v, uint64_t lo, uint64_t hi) {
   if (v < lo || v > hi) {
@@ -18,27 +88,54 @@ std::string check_range(const char* name, uint64_t v, uint64_t lo, uint64_t hi) 
   return {};
 }
 
-// Reads `key` of `obj` into `out` when present, with a type check.
+std::string range_message(const std::string& name, uint64_t lo, uint64_t hi, const std::string& got) {
+  return name + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + got;
+}
+
+// Reads `key` of `obj` into `out` when present, with a type check and, for
+// numbers, a range check before the value is stored: `path` is the field's
+// full name ("timing.jitter_ns"), which names its bound in kBounds.
 template <typename T>
-std::string take(const json& obj, const char* key, T* out) {
+std::string take(const json& obj, const char* key, T* out, const std::string& path) {
   auto it = obj.find(key);
   if (it == obj.end()) return {};
   try {
     if constexpr (std::is_same_v<T, bool>) {
-      if (!it->is_boolean()) return std::string(key) + " must be true or false";
+      if (!it->is_boolean()) return path + " must be true or false";
+      *out = it->get<bool>();
     } else if constexpr (std::is_integral_v<T>) {
-      if (!it->is_number_unsigned())
-        return std::string(key) + " must be a non-negative integer";
+      const Bound* b = bound_of(path);
+      const uint64_t lo = b ? b->lo : 0;
+      const uint64_t hi = std::min<uint64_t>(b ? b->hi : UINT64_MAX, std::numeric_limits<T>::max());
+      if (!it->is_number_integer()) {
+        // 1e3 or 2.5 or "4": a whole number in range is wanted.
+        return it->is_number() ? range_message(path, lo, hi, it->dump()) + " (an integer is required)"
+                               : path + " must be a non-negative integer";
+      }
+      if (!it->is_number_unsigned() || it->get<uint64_t>() > hi || it->get<uint64_t>() < lo)
+        return range_message(path, lo, hi, it->dump());
+      *out = static_cast<T>(it->get<uint64_t>());
     } else if constexpr (std::is_floating_point_v<T>) {
-      if (!it->is_number()) return std::string(key) + " must be a number";
+      if (!it->is_number()) return path + " must be a number";
+      const double v = it->get<double>();
+      if (const RealBound* b = real_bound_of(path); b && !(std::isfinite(v) && v >= b->lo && v <= b->hi)) {
+        std::ostringstream os;
+        os << path << " must be in [" << b->lo << ", " << b->hi << "], got " << it->dump();
+        return os.str();
+      }
+      *out = v;
     } else {
-      if (!it->is_string()) return std::string(key) + " must be a string";
+      if (!it->is_string()) return path + " must be a string";
+      *out = it->get<T>();
     }
-    *out = it->get<T>();
   } catch (const json::exception& e) {
-    return std::string(key) + ": " + e.what();
+    return path + ": " + e.what();
   }
   return {};
+}
+template <typename T>
+std::string take(const json& obj, const char* key, T* out) {
+  return take(obj, key, out, key);
 }
 
 std::string reject_unknown(const json& obj, std::initializer_list<const char*> known,
@@ -56,10 +153,10 @@ std::string nic_from_json(const json& j, NicConfig* nic) {
   std::string e;
   if (!(e = reject_unknown(j, {"profile", "qp_policy", "mechanisms", "parameters"}, "nic")).empty())
     return e;
-  if (!(e = take(j, "profile", &nic->profile)).empty()) return "nic." + e;
+  if (!(e = take(j, "profile", &nic->profile, "nic.profile")).empty()) return e;
   if (j.contains("qp_policy")) {
     std::string p;
-    if (!(e = take(j, "qp_policy", &p)).empty()) return "nic." + e;
+    if (!(e = take(j, "qp_policy", &p, "nic.qp_policy")).empty()) return e;
     if (!parse_qp_policy(p, &nic->qp_policy))
       return "nic.qp_policy must be shared-qp, per-thread-qp, per-thread-context or "
              "per-thread-doorbell, got \"" + p + "\"";
@@ -81,6 +178,10 @@ std::string nic_from_json(const json& j, NicConfig* nic) {
     if (!it->is_object()) return "nic.parameters must be an object";
     for (auto p = it->begin(); p != it->end(); ++p) {
       if (!p->is_number()) return "nic.parameters." + p.key() + " must be a number";
+      const NicParams::Field* field = NicParams::find_field(p.key());
+      if (!field) return "unknown nic parameter \"" + p.key() + "\" in nic.parameters";
+      if (std::string err = NicParams::check_value(*field, p->get<double>()); !err.empty())
+        return "nic.parameters: " + err;
       nic->overrides[p.key()] = p->get<double>();
     }
   }
@@ -93,13 +194,9 @@ std::string NicConfig::resolve(NicProfile* out) const {
   NicProfile p;
   if (std::string e = NicProfile::load(profile, &p); !e.empty()) return e;
   for (const auto& [name, value] : overrides) {
-    const NicParams::Field* field = nullptr;
-    for (const auto& f : NicParams::fields())
-      if (name == f.name) field = &f;
+    const NicParams::Field* field = NicParams::find_field(name);
     if (!field) return "unknown nic parameter \"" + name + "\"";
-    if (value < 0 || (field->kind != NicParams::Field::Kind::kDouble && value != static_cast<double>(static_cast<uint64_t>(value))))
-      return "nic parameter " + name + " must be a non-negative" +
-             (field->kind == NicParams::Field::Kind::kDouble ? " number" : " integer");
+    if (std::string e = NicParams::check_value(*field, value); !e.empty()) return e;
     p.params.set(*field, value);
     p.sources[name] = "overridden by the run's config";
   }
@@ -120,37 +217,72 @@ std::string ClusterConfig::validate() const {
              std::to_string(verbs.cluster.memory_nodes.size());
     if (memory_node_threads != 0)
       return "the verbs backend runs no threads on memory nodes (their CPUs only set up connections)";
-    if (!(e = check_range("verbs.connect_timeout_ms", verbs.connect_timeout_ms, 10, 3'600'000)).empty()) return e;
-    if (!(e = check_range("verbs.op_timeout_ms", verbs.op_timeout_ms, 10, 3'600'000)).empty()) return e;
-    if (!(e = check_range("verbs.staging_bytes", verbs.staging_bytes, 64 << 10, 1ull << 32)).empty()) return e;
+    for (const auto& [name, value] : {std::pair<const char*, uint64_t>{"verbs.connect_timeout_ms", verbs.connect_timeout_ms},
+                                      {"verbs.op_timeout_ms", verbs.op_timeout_ms},
+                                      {"verbs.staging_bytes", verbs.staging_bytes}}) {
+      const Bound* b = bound_of(name);
+      if (!(e = check_range(name, value, b->lo, b->hi)).empty()) return e;
+    }
     if (total_compute_threads() > 1024) return "the verbs backend runs at most 1024 threads per process";
   }
-  if (!(e = check_range("compute_nodes", compute_nodes, 1, kMaxNodes)).empty()) return e;
-  if (!(e = check_range("threads_per_node", threads_per_node, 1, kMaxThreadsPerNode)).empty()) return e;
-  if (!(e = check_range("coroutines_per_thread", coroutines_per_thread, 1, kMaxCoroutinesPerThread)).empty()) return e;
-  if (!(e = check_range("memory_nodes", memory_nodes, 1, kMaxNodes)).empty()) return e;
-  if (!(e = check_range("memory_node_threads", memory_node_threads, 0, kMaxThreadsPerNode)).empty()) return e;
-  if (!(e = check_range("memory_node_bytes", memory_node_bytes, 4096, kMaxMemoryNodeBytes)).empty()) return e;
-  if (!(e = check_range("device_memory_bytes", device_memory_bytes, 0, 1ull << 30)).empty()) return e;
-  if (!(e = check_range("queue_depth", queue_depth, 1, 1u << 16)).empty()) return e;
-  if (!(e = check_range("timing.one_way_ns", timing.one_way_ns, 1, 1'000'000'000)).empty()) return e;
-  if (!(timing.bytes_per_ns > 0.0 && timing.bytes_per_ns < 1e6))
-    return "timing.bytes_per_ns must be positive";
-  if (!(timing.crc64_ns_per_byte >= 0 && timing.crc64_ns_per_byte < 1e3) ||
-      !(timing.farm_check_ns_per_line >= 0 && timing.farm_check_ns_per_line < 1e4))
-    return "timing.crc64_ns_per_byte and timing.farm_check_ns_per_line must be small non-negative numbers";
-  if (!(e = check_range("timing.switch_pipeline_ns", timing.switch_pipeline_ns, 0, 1'000'000)).empty()) return e;
-  if (!(e = check_range("timing.smartnic_rpc_ns", timing.smartnic_rpc_ns, 1, 1'000'000)).empty()) return e;
+  // Every bounded field, with the range of kBounds.
+  const std::pair<const char*, uint64_t> fields[] = {
+      {"compute_nodes", compute_nodes},
+      {"threads_per_node", threads_per_node},
+      {"coroutines_per_thread", coroutines_per_thread},
+      {"memory_nodes", memory_nodes},
+      {"memory_node_threads", memory_node_threads},
+      {"memory_node_bytes", memory_node_bytes},
+      {"device_memory_bytes", device_memory_bytes},
+      {"queue_depth", queue_depth},
+      {"semantics.read_spread_ns", semantics.read_spread_ns},
+      {"semantics.write_line_gap_ns", semantics.write_line_gap_ns},
+      {"semantics.atomic_window_ns", semantics.atomic_window_ns},
+      {"timing.one_way_ns", timing.one_way_ns},
+      {"timing.jitter_ns", timing.jitter_ns},
+      {"timing.post_cpu_ns", timing.post_cpu_ns},
+      {"timing.poll_cpu_ns", timing.poll_cpu_ns},
+      {"timing.cpu_access_ns", timing.cpu_access_ns},
+      {"timing.pcie_ns", timing.pcie_ns},
+      {"timing.device_memory_ns", timing.device_memory_ns},
+      {"timing.switch_pipeline_ns", timing.switch_pipeline_ns},
+      {"timing.smartnic_rpc_ns", timing.smartnic_rpc_ns},
+      {"network.switch.registers", network.programmable_switch.registers},
+      {"network.switch.duplicate_percent", network.programmable_switch.duplicate_percent},
+      {"network.switch.duplicate_delay_ns", network.programmable_switch.duplicate_delay_ns},
+      {"network.smartnic.memory_bytes", network.smartnic.memory_bytes},
+  };
+  for (const auto& [name, value] : fields) {
+    const Bound* b = bound_of(name);
+    if (!(e = check_range(name, value, b->lo, b->hi)).empty()) return e;
+  }
+  const std::pair<const char*, double> reals[] = {
+      {"timing.bytes_per_ns", timing.bytes_per_ns},
+      {"timing.crc64_ns_per_byte", timing.crc64_ns_per_byte},
+      {"timing.farm_check_ns_per_line", timing.farm_check_ns_per_line},
+  };
+  for (const auto& [name, value] : reals) {
+    const RealBound* b = real_bound_of(name);
+    if (!(std::isfinite(value) && value >= b->lo && value <= b->hi)) {
+      std::ostringstream os;
+      os << name << " must be in [" << b->lo << ", " << b->hi << "], got " << value;
+      return os.str();
+    }
+  }
+  // Resources, checked before anything is allocated.
+  if (total_workers() > kMaxWorkers)
+    return "compute_nodes x threads_per_node x coroutines_per_thread is " +
+           std::to_string(total_workers()) + " workers; at most " + std::to_string(kMaxWorkers);
+  if (uint64_t{memory_nodes} * memory_node_bytes > kMaxTotalMemoryBytes)
+    return "memory_nodes x memory_node_bytes is " + std::to_string(uint64_t{memory_nodes} * memory_node_bytes) +
+           " bytes; at most " + std::to_string(kMaxTotalMemoryBytes) + " (16 GiB of simulated memory)";
+  if (!(e = check_queue_depth(1)).empty()) return e;
   if (device_nodes() > 0 && backend != "sim")
     return "the programmable switch and the SmartNIC exist only in the simulator (backend sim)";
   {
     const SwitchConfig& sw = network.programmable_switch;
     if (sw.program != "atomics" && sw.program != "optimistic-latching")
       return "network.switch.program must be atomics or optimistic-latching, got \"" + sw.program + "\"";
-    if (!(e = check_range("network.switch.registers", sw.registers, 1, 1u << 24)).empty()) return e;
-    if (!(e = check_range("network.switch.duplicate_percent", sw.duplicate_percent, 0, 100)).empty()) return e;
-    if (!(e = check_range("network.switch.duplicate_delay_ns", sw.duplicate_delay_ns, 1, 1'000'000'000)).empty()) return e;
-    if (!(e = check_range("network.smartnic.memory_bytes", network.smartnic.memory_bytes, 4096, 1ull << 32)).empty()) return e;
     if (uint64_t{memory_nodes} + device_nodes() > kMaxNodes) return "too many nodes with the network devices";
   }
   if (backend == "threads" && total_compute_threads() + uint64_t{memory_nodes} * memory_node_threads > 4096)
@@ -163,6 +295,16 @@ std::string ClusterConfig::validate() const {
   if (!Semantics::from_profile(semantics_profile, &probe))
     return "semantics profile must be spec, connectx or sequential, got \"" + semantics_profile + "\"";
   return {};
+}
+
+std::string ClusterConfig::check_queue_depth(uint64_t wrs_per_coroutine) const {
+  const uint64_t need = uint64_t{coroutines_per_thread} * wrs_per_coroutine;
+  if (need <= queue_depth) return {};
+  return "queue_depth " + std::to_string(queue_depth) + " is too small: " +
+         std::to_string(coroutines_per_thread) + " coroutines per thread with up to " +
+         std::to_string(wrs_per_coroutine) + " outstanding work requests each need " +
+         std::to_string(need) + " (raise queue_depth, at most " + std::to_string(kMaxQueueDepth) +
+         ", or lower coroutines_per_thread)";
 }
 
 std::string ClusterConfig::load_cluster_file() {
@@ -243,6 +385,8 @@ std::string ClusterConfig::to_json() const {
 }
 
 std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* inout) {
+  if (text.size() > kMaxConfigFileBytes)
+    return "config is larger than " + std::to_string(kMaxConfigFileBytes) + " bytes";
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return "config is not valid JSON";
   if (!j.is_object()) return "config must be a JSON object";
@@ -280,13 +424,12 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
         known = true;
       }
       if (known) continue;
-      if (s.key() == "read_spread_ns" || s.key() == "write_line_gap_ns" ||
-          s.key() == "atomic_window_ns") {
-        if (!s->is_number_unsigned()) return "semantics." + s.key() + " must be a non-negative integer";
-        Nanos v = s->get<Nanos>();
-        if (s.key() == "read_spread_ns") c.semantics.read_spread_ns = v;
-        if (s.key() == "write_line_gap_ns") c.semantics.write_line_gap_ns = v;
-        if (s.key() == "atomic_window_ns") c.semantics.atomic_window_ns = v;
+      Nanos* window = s.key() == "read_spread_ns"      ? &c.semantics.read_spread_ns
+                      : s.key() == "write_line_gap_ns" ? &c.semantics.write_line_gap_ns
+                      : s.key() == "atomic_window_ns"  ? &c.semantics.atomic_window_ns
+                                                       : nullptr;
+      if (window) {
+        if (!(e = take(*it, s.key().c_str(), window, "semantics." + s.key())).empty()) return e;
         continue;
       }
       return "unknown key \"" + s.key() + "\" in semantics";
@@ -300,18 +443,18 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
                                    "switch_pipeline_ns", "smartnic_rpc_ns"},
                              "timing")).empty())
       return e;
-    if (!(e = take(*it, "one_way_ns", &c.timing.one_way_ns)).empty()) return e;
-    if (!(e = take(*it, "bytes_per_ns", &c.timing.bytes_per_ns)).empty()) return e;
-    if (!(e = take(*it, "jitter_ns", &c.timing.jitter_ns)).empty()) return e;
-    if (!(e = take(*it, "post_cpu_ns", &c.timing.post_cpu_ns)).empty()) return e;
-    if (!(e = take(*it, "poll_cpu_ns", &c.timing.poll_cpu_ns)).empty()) return e;
-    if (!(e = take(*it, "cpu_access_ns", &c.timing.cpu_access_ns)).empty()) return e;
-    if (!(e = take(*it, "pcie_ns", &c.timing.pcie_ns)).empty()) return e;
-    if (!(e = take(*it, "device_memory_ns", &c.timing.device_memory_ns)).empty()) return e;
-    if (!(e = take(*it, "crc64_ns_per_byte", &c.timing.crc64_ns_per_byte)).empty()) return e;
-    if (!(e = take(*it, "farm_check_ns_per_line", &c.timing.farm_check_ns_per_line)).empty()) return e;
-    if (!(e = take(*it, "switch_pipeline_ns", &c.timing.switch_pipeline_ns)).empty()) return e;
-    if (!(e = take(*it, "smartnic_rpc_ns", &c.timing.smartnic_rpc_ns)).empty()) return e;
+    if (!(e = take(*it, "one_way_ns", &c.timing.one_way_ns, "timing.one_way_ns")).empty()) return e;
+    if (!(e = take(*it, "bytes_per_ns", &c.timing.bytes_per_ns, "timing.bytes_per_ns")).empty()) return e;
+    if (!(e = take(*it, "jitter_ns", &c.timing.jitter_ns, "timing.jitter_ns")).empty()) return e;
+    if (!(e = take(*it, "post_cpu_ns", &c.timing.post_cpu_ns, "timing.post_cpu_ns")).empty()) return e;
+    if (!(e = take(*it, "poll_cpu_ns", &c.timing.poll_cpu_ns, "timing.poll_cpu_ns")).empty()) return e;
+    if (!(e = take(*it, "cpu_access_ns", &c.timing.cpu_access_ns, "timing.cpu_access_ns")).empty()) return e;
+    if (!(e = take(*it, "pcie_ns", &c.timing.pcie_ns, "timing.pcie_ns")).empty()) return e;
+    if (!(e = take(*it, "device_memory_ns", &c.timing.device_memory_ns, "timing.device_memory_ns")).empty()) return e;
+    if (!(e = take(*it, "crc64_ns_per_byte", &c.timing.crc64_ns_per_byte, "timing.crc64_ns_per_byte")).empty()) return e;
+    if (!(e = take(*it, "farm_check_ns_per_line", &c.timing.farm_check_ns_per_line, "timing.farm_check_ns_per_line")).empty()) return e;
+    if (!(e = take(*it, "switch_pipeline_ns", &c.timing.switch_pipeline_ns, "timing.switch_pipeline_ns")).empty()) return e;
+    if (!(e = take(*it, "smartnic_rpc_ns", &c.timing.smartnic_rpc_ns, "timing.smartnic_rpc_ns")).empty()) return e;
   }
   if (auto it = j.find("network"); it != j.end()) {
     if (!it->is_object()) return "network must be an object";
@@ -323,18 +466,18 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
                                "network.switch")).empty())
         return e;
       SwitchConfig& d = c.network.programmable_switch;
-      if (!(e = take(*sw, "enabled", &d.enabled)).empty()) return "network.switch." + e;
-      if (!(e = take(*sw, "registers", &d.registers)).empty()) return "network.switch." + e;
-      if (!(e = take(*sw, "program", &d.program)).empty()) return "network.switch." + e;
-      if (!(e = take(*sw, "suppress_duplicates", &d.suppress_duplicates)).empty()) return "network.switch." + e;
-      if (!(e = take(*sw, "duplicate_percent", &d.duplicate_percent)).empty()) return "network.switch." + e;
-      if (!(e = take(*sw, "duplicate_delay_ns", &d.duplicate_delay_ns)).empty()) return "network.switch." + e;
+      if (!(e = take(*sw, "enabled", &d.enabled, "network.switch.enabled")).empty()) return e;
+      if (!(e = take(*sw, "registers", &d.registers, "network.switch.registers")).empty()) return e;
+      if (!(e = take(*sw, "program", &d.program, "network.switch.program")).empty()) return e;
+      if (!(e = take(*sw, "suppress_duplicates", &d.suppress_duplicates, "network.switch.suppress_duplicates")).empty()) return e;
+      if (!(e = take(*sw, "duplicate_percent", &d.duplicate_percent, "network.switch.duplicate_percent")).empty()) return e;
+      if (!(e = take(*sw, "duplicate_delay_ns", &d.duplicate_delay_ns, "network.switch.duplicate_delay_ns")).empty()) return e;
     }
     if (auto sn = it->find("smartnic"); sn != it->end()) {
       if (!sn->is_object()) return "network.smartnic must be an object";
       if (!(e = reject_unknown(*sn, {"enabled", "memory_bytes"}, "network.smartnic")).empty()) return e;
-      if (!(e = take(*sn, "enabled", &c.network.smartnic.enabled)).empty()) return "network.smartnic." + e;
-      if (!(e = take(*sn, "memory_bytes", &c.network.smartnic.memory_bytes)).empty()) return "network.smartnic." + e;
+      if (!(e = take(*sn, "enabled", &c.network.smartnic.enabled, "network.smartnic.enabled")).empty()) return e;
+      if (!(e = take(*sn, "memory_bytes", &c.network.smartnic.memory_bytes, "network.smartnic.memory_bytes")).empty()) return e;
     }
   }
   if (auto it = j.find("nic"); it != j.end()) {
@@ -343,7 +486,7 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
   if (auto it = j.find("threads"); it != j.end()) {
     if (!it->is_object()) return "threads must be an object";
     if (!(e = reject_unknown(*it, {"adversarial"}, "threads")).empty()) return e;
-    if (!(e = take(*it, "adversarial", &c.threads.adversarial)).empty()) return e;
+    if (!(e = take(*it, "adversarial", &c.threads.adversarial, "threads.adversarial")).empty()) return e;
   }
   if (auto it = j.find("verbs"); it != j.end()) {
     if (!it->is_object()) return "verbs must be an object";
@@ -351,12 +494,12 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
                                    "staging_bytes", "exit_on_transport_error"},
                              "verbs")).empty())
       return e;
-    if (!(e = take(*it, "cluster_file", &c.verbs.cluster_file)).empty()) return "verbs." + e;
-    if (!(e = take(*it, "connect_timeout_ms", &c.verbs.connect_timeout_ms)).empty()) return "verbs." + e;
-    if (!(e = take(*it, "op_timeout_ms", &c.verbs.op_timeout_ms)).empty()) return "verbs." + e;
-    if (!(e = take(*it, "staging_bytes", &c.verbs.staging_bytes)).empty()) return "verbs." + e;
-    if (!(e = take(*it, "exit_on_transport_error", &c.verbs.exit_on_transport_error)).empty())
-      return "verbs." + e;
+    if (!(e = take(*it, "cluster_file", &c.verbs.cluster_file, "verbs.cluster_file")).empty()) return e;
+    if (!(e = take(*it, "connect_timeout_ms", &c.verbs.connect_timeout_ms, "verbs.connect_timeout_ms")).empty()) return e;
+    if (!(e = take(*it, "op_timeout_ms", &c.verbs.op_timeout_ms, "verbs.op_timeout_ms")).empty()) return e;
+    if (!(e = take(*it, "staging_bytes", &c.verbs.staging_bytes, "verbs.staging_bytes")).empty()) return e;
+    if (!(e = take(*it, "exit_on_transport_error", &c.verbs.exit_on_transport_error, "verbs.exit_on_transport_error")).empty())
+      return e;
   }
   if (!(e = c.load_cluster_file()).empty()) return e;
   if (!(e = c.validate()).empty()) return e;
@@ -365,11 +508,9 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
 }
 
 std::string ClusterConfig::from_json_file(const std::string& path, ClusterConfig* inout) {
-  std::ifstream in(path);
-  if (!in) return "cannot open config file " + path;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string e = from_json(ss.str(), inout);
+  std::string text;
+  if (std::string e = read_config_file("config file", path, &text); !e.empty()) return e;
+  std::string e = from_json(text, inout);
   return e.empty() ? e : path + ": " + e;
 }
 

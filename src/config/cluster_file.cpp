@@ -1,5 +1,6 @@
 #include "latchwork/config/cluster_file.h"
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -8,6 +9,31 @@ namespace lw {
 
 using nlohmann::json;
 
+std::string read_config_file(const std::string& what, const std::string& path, std::string* out) {
+  // Only regular files: a FIFO or a device (/dev/zero) has no size to check
+  // and may never end.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) return what + " " + path + ": cannot open it";
+  if (!std::filesystem::is_regular_file(status))
+    return what + " " + path + " is not a regular file";
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return what + " " + path + ": cannot open it (" + ec.message() + ")";
+  if (size > kMaxConfigFileBytes)
+    return what + " " + path + " has " + std::to_string(size) + " bytes; at most " +
+           std::to_string(kMaxConfigFileBytes);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return what + " " + path + ": cannot open it";
+  // Read at most the limit, even if the file grew since it was measured.
+  std::string text(kMaxConfigFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxConfigFileBytes)
+    return what + " " + path + " is larger than " + std::to_string(kMaxConfigFileBytes) + " bytes";
+  *out = std::move(text);
+  return {};
+}
+
 std::string parse_host_port(const std::string& text, MemoryNodeAddress* out) {
   const size_t colon = text.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
@@ -15,7 +41,7 @@ std::string parse_host_port(const std::string& text, MemoryNodeAddress* out) {
   const std::string port = text.substr(colon + 1);
   if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos)
     return "\"" + text + "\": port must be a number in [1, 65535]";
-  const unsigned long p = std::stoul(port);
+  const unsigned long p = std::strtoul(port.c_str(), nullptr, 10);
   if (p == 0 || p > 65535) return "\"" + text + "\": port must be a number in [1, 65535]";
   out->host = text.substr(0, colon);
   out->port = static_cast<uint16_t>(p);
@@ -23,6 +49,8 @@ std::string parse_host_port(const std::string& text, MemoryNodeAddress* out) {
 }
 
 std::string ClusterFile::parse(const std::string& text, ClusterFile* out) {
+  if (text.size() > kMaxConfigFileBytes)
+    return "larger than " + std::to_string(kMaxConfigFileBytes) + " bytes";
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return "not valid JSON";
   if (!j.is_object()) return "must be a JSON object";
@@ -56,7 +84,9 @@ std::string ClusterFile::parse(const std::string& text, ClusterFile* out) {
     c.ib_port = it->get<uint32_t>();
   }
   if (auto it = j.find("gid_index"); it != j.end()) {
-    if (!it->is_number_integer() || it->get<int64_t>() < -1 || it->get<int64_t>() > 1023)
+    // An unsigned value beyond 2^63 would read as a negative int64_t.
+    if (!it->is_number_integer() || (it->is_number_unsigned() && it->get<uint64_t>() > 1023) ||
+        it->get<int64_t>() < -1 || it->get<int64_t>() > 1023)
       return "gid_index must be an integer in [-1, 1023] (-1 chooses)";
     c.gid_index = it->get<int32_t>();
   }
@@ -65,11 +95,9 @@ std::string ClusterFile::parse(const std::string& text, ClusterFile* out) {
 }
 
 std::string ClusterFile::load(const std::string& path, ClusterFile* out) {
-  std::ifstream in(path);
-  if (!in) return "cluster file " + path + ": cannot open it";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string e = parse(ss.str(), out);
+  std::string text;
+  if (std::string e = read_config_file("cluster file", path, &text); !e.empty()) return e;
+  std::string e = parse(text, out);
   return e.empty() ? e : "cluster file " + path + ": " + e;
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "latchwork/config/cluster_config.h"
 #include "nic_profiles_builtin.h"
 
 namespace lw {
@@ -13,51 +14,80 @@ namespace {
 using nlohmann::json;
 using Kind = NicParams::Field::Kind;
 
-#define LW_FIELD(name, unit, kind, meaning) \
-  NicParams::Field { #name, unit, meaning, kind, offsetof(NicParams, name) }
+#define LW_FIELD(name, unit, kind, meaning, lo, hi) \
+  NicParams::Field { #name, unit, meaning, kind, offsetof(NicParams, name), lo, hi }
+
+// Ranges of the parameters. Latencies share the cluster config's bound so
+// that no sum of them overflows the simulator's clock; rates have a floor
+// so that one message cannot take longer than the run (1e-300 Gbit/s).
+constexpr double kNs = static_cast<double>(ClusterConfig::kMaxLatencyNs);
+constexpr double kMaxGbps = 100'000;   // 100 Tbit/s
+constexpr double kMinGbps = 0.01;      // 10 Mbit/s
+constexpr double kMaxMops = 100'000;
+constexpr double kMinMops = 0.001;     // 1000 requests per second
+constexpr double kMaxEntries = 1 << 24;
 
 }  // namespace
 
 const std::vector<NicParams::Field>& NicParams::fields() {
   static const std::vector<Field> f = {
-      LW_FIELD(link_gbps, "Gbit/s", Kind::kDouble, "line rate of each NIC port"),
-      LW_FIELD(header_bytes, "B", Kind::kUint32, "transport and link headers per packet"),
-      LW_FIELD(mtu_bytes, "B", Kind::kUint32, "payload bytes per packet"),
-      LW_FIELD(propagation_ns, "ns", Kind::kNanos, "one-way cable and switch delay"),
-      LW_FIELD(jitter_ns, "ns", Kind::kNanos, "uniform extra delay per network traversal"),
-      LW_FIELD(nic_latency_ns, "ns", Kind::kNanos, "one traversal of a NIC's pipeline"),
-      LW_FIELD(msg_rate_mops, "M/s", Kind::kDouble, "requests one NIC processes per second"),
-      LW_FIELD(pcie_read_ns, "ns", Kind::kNanos, "DMA read round trip"),
-      LW_FIELD(pcie_write_ns, "ns", Kind::kNanos, "posted DMA write until visible"),
-      LW_FIELD(pcie_gbps, "Gbit/s", Kind::kDouble, "usable DMA bandwidth"),
-      LW_FIELD(pcie_read_mops, "M/s", Kind::kDouble, "non-posted DMA reads per second at a responder"),
-      LW_FIELD(lock_table_bits, "bits", Kind::kUint32, "atomic lock table index = low address bits"),
-      LW_FIELD(atomic_write_back_ns, "ns", Kind::kNanos, "slot held after an atomic's read until its write-back"),
-      LW_FIELD(device_memory_ns, "ns", Kind::kNanos, "on-chip device memory access"),
-      LW_FIELD(device_atomic_ns, "ns", Kind::kNanos, "slot held by an atomic on device memory"),
-      LW_FIELD(qp_cache_entries, "QPs", Kind::kUint32, "QP contexts cached on the requester NIC"),
-      LW_FIELD(qp_miss_ns, "ns", Kind::kNanos, "NIC time lost fetching a QP context"),
-      LW_FIELD(wqe_cache_entries, "WRs", Kind::kUint32, "outstanding WQEs the requester NIC caches"),
-      LW_FIELD(wqe_miss_ns, "ns", Kind::kNanos, "NIC time lost refetching one WQE"),
-      LW_FIELD(context_cache_entries, "entries", Kind::kUint32, "NIC cache taken by each extra device context"),
-      LW_FIELD(low_latency_doorbells, "", Kind::kUint32, "dedicated doorbells per device context"),
-      LW_FIELD(medium_latency_doorbells, "", Kind::kUint32, "shared, spinlocked doorbells per context"),
-      LW_FIELD(mmio_ns, "ns", Kind::kNanos, "CPU time to ring a doorbell"),
-      LW_FIELD(lock_handoff_ns, "ns", Kind::kNanos, "doorbell spinlock hand-over, per sharing thread"),
-      LW_FIELD(lock_max_spinners, "threads", Kind::kUint32, "spinners beyond this add no hand-over cost"),
-      LW_FIELD(post_cpu_ns, "ns", Kind::kNanos, "CPU time to build one WQE"),
-      LW_FIELD(poll_cpu_ns, "ns", Kind::kNanos, "CPU time to poll one completion"),
-      LW_FIELD(coroutine_switch_ns, "ns", Kind::kNanos, "CPU time to resume a coroutine"),
-      LW_FIELD(cpu_access_ns, "ns", Kind::kNanos, "memory-node CPU load/store/atomic"),
-      LW_FIELD(crc64_ns_per_byte, "ns", Kind::kDouble, "CPU time of CRC-64 per byte"),
-      LW_FIELD(farm_check_ns_per_line, "ns", Kind::kDouble, "CPU time per FaRM line version"),
-      LW_FIELD(switch_pipeline_ns, "ns", Kind::kNanos, "one pass through a programmable switch's pipeline"),
-      LW_FIELD(smartnic_cores, "cores", Kind::kUint32, "SmartNIC cores serving latch RPCs"),
-      LW_FIELD(smartnic_rpc_ns, "ns", Kind::kNanos, "a SmartNIC core serving one latch RPC"),
+      LW_FIELD(link_gbps, "Gbit/s", Kind::kDouble, "line rate of each NIC port", kMinGbps, kMaxGbps),
+      LW_FIELD(header_bytes, "B", Kind::kUint32, "transport and link headers per packet", 0, 4096),
+      LW_FIELD(mtu_bytes, "B", Kind::kUint32, "payload bytes per packet", 256, 1 << 16),
+      LW_FIELD(propagation_ns, "ns", Kind::kNanos, "one-way cable and switch delay", 0, kNs),
+      LW_FIELD(jitter_ns, "ns", Kind::kNanos, "uniform extra delay per network traversal", 0, kNs),
+      LW_FIELD(nic_latency_ns, "ns", Kind::kNanos, "one traversal of a NIC's pipeline", 0, kNs),
+      LW_FIELD(msg_rate_mops, "M/s", Kind::kDouble, "requests one NIC processes per second", kMinMops, kMaxMops),
+      LW_FIELD(pcie_read_ns, "ns", Kind::kNanos, "DMA read round trip", 0, kNs),
+      LW_FIELD(pcie_write_ns, "ns", Kind::kNanos, "posted DMA write until visible", 0, kNs),
+      LW_FIELD(pcie_gbps, "Gbit/s", Kind::kDouble, "usable DMA bandwidth", kMinGbps, kMaxGbps),
+      LW_FIELD(pcie_read_mops, "M/s", Kind::kDouble, "non-posted DMA reads per second at a responder", kMinMops, kMaxMops),
+      LW_FIELD(lock_table_bits, "bits", Kind::kUint32, "atomic lock table index = low address bits", 3, 24),
+      LW_FIELD(atomic_write_back_ns, "ns", Kind::kNanos, "slot held after an atomic's read until its write-back", 0, kNs),
+      LW_FIELD(device_memory_ns, "ns", Kind::kNanos, "on-chip device memory access", 0, kNs),
+      LW_FIELD(device_atomic_ns, "ns", Kind::kNanos, "slot held by an atomic on device memory", 0, kNs),
+      LW_FIELD(qp_cache_entries, "QPs", Kind::kUint32, "QP contexts cached on the requester NIC", 1, kMaxEntries),
+      LW_FIELD(qp_miss_ns, "ns", Kind::kNanos, "NIC time lost fetching a QP context", 0, kNs),
+      LW_FIELD(wqe_cache_entries, "WRs", Kind::kUint32, "outstanding WQEs the requester NIC caches", 1, kMaxEntries),
+      LW_FIELD(wqe_miss_ns, "ns", Kind::kNanos, "NIC time lost refetching one WQE", 0, kNs),
+      LW_FIELD(context_cache_entries, "entries", Kind::kUint32, "NIC cache taken by each extra device context", 0, kMaxEntries),
+      LW_FIELD(low_latency_doorbells, "", Kind::kUint32, "dedicated doorbells per device context", 0, 1024),
+      LW_FIELD(medium_latency_doorbells, "", Kind::kUint32, "shared, spinlocked doorbells per context", 1, 1024),
+      LW_FIELD(mmio_ns, "ns", Kind::kNanos, "CPU time to ring a doorbell", 0, kNs),
+      LW_FIELD(lock_handoff_ns, "ns", Kind::kNanos, "doorbell spinlock hand-over, per sharing thread", 0, kNs),
+      LW_FIELD(lock_max_spinners, "threads", Kind::kUint32, "spinners beyond this add no hand-over cost", 1, 1 << 16),
+      LW_FIELD(post_cpu_ns, "ns", Kind::kNanos, "CPU time to build one WQE", 0, kNs),
+      LW_FIELD(poll_cpu_ns, "ns", Kind::kNanos, "CPU time to poll one completion", 0, kNs),
+      LW_FIELD(coroutine_switch_ns, "ns", Kind::kNanos, "CPU time to resume a coroutine", 0, kNs),
+      LW_FIELD(cpu_access_ns, "ns", Kind::kNanos, "memory-node CPU load/store/atomic", 0, kNs),
+      LW_FIELD(crc64_ns_per_byte, "ns", Kind::kDouble, "CPU time of CRC-64 per byte", 0, 1e3),
+      LW_FIELD(farm_check_ns_per_line, "ns", Kind::kDouble, "CPU time per FaRM line version", 0, 1e4),
+      LW_FIELD(switch_pipeline_ns, "ns", Kind::kNanos, "one pass through a programmable switch's pipeline", 0, kNs),
+      LW_FIELD(smartnic_cores, "cores", Kind::kUint32, "SmartNIC cores serving latch RPCs", 1, 1024),
+      LW_FIELD(smartnic_rpc_ns, "ns", Kind::kNanos, "a SmartNIC core serving one latch RPC", 1, kNs),
   };
   return f;
 }
 #undef LW_FIELD
+
+const NicParams::Field* NicParams::find_field(const std::string& name) {
+  for (const auto& f : fields())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+std::string NicParams::check_value(const Field& f, double v) {
+  std::ostringstream range;
+  range << "[" << f.min << ", " << f.max << "]";
+  const bool integer = f.kind != Kind::kDouble;
+  if (!std::isfinite(v) || v < f.min || v > f.max || (integer && v != std::floor(v))) {
+    std::ostringstream os;
+    os << "nic parameter " << f.name << " must be " << (integer ? "an integer" : "a number")
+       << " in " << range.str() << ", got " << v;
+    return os.str();
+  }
+  return {};
+}
 
 double NicParams::get(const Field& f) const {
   const auto* base = reinterpret_cast<const std::byte*>(this) + f.offset;
@@ -96,23 +126,10 @@ const std::vector<std::pair<const char*, bool NicMechanisms::*>>& NicMechanisms:
 std::string NicProfile::validate() const {
   const NicParams& p = params;
   for (const auto& f : NicParams::fields()) {
-    const double v = p.get(f);
-    if (!std::isfinite(v) || v < 0 || v > 1e9)
-      return std::string("nic parameter ") + f.name + " must be in [0, 1e9]";
+    if (std::string e = NicParams::check_value(f, p.get(f)); !e.empty()) return e;
     if (sources.count(f.name) == 0 || sources.at(f.name).empty())
       return std::string("nic parameter ") + f.name + " has no source (cite a paper or say fitted/assumed)";
   }
-  if (p.link_gbps <= 0 || p.msg_rate_mops <= 0 || p.pcie_gbps <= 0 || p.pcie_read_mops <= 0)
-    return "nic rates (link_gbps, msg_rate_mops, pcie_gbps, pcie_read_mops) must be positive";
-  if (p.mtu_bytes < 256) return "nic parameter mtu_bytes must be at least 256";
-  if (p.lock_table_bits < 3 || p.lock_table_bits > 24)
-    return "nic parameter lock_table_bits must be in [3, 24]";
-  if (p.qp_cache_entries == 0 || p.wqe_cache_entries == 0)
-    return "nic cache sizes must be positive";
-  if (p.lock_max_spinners == 0) return "nic parameter lock_max_spinners must be positive";
-  if (p.medium_latency_doorbells == 0) return "nic parameter medium_latency_doorbells must be positive";
-  if (p.smartnic_cores == 0 || p.smartnic_cores > 1024) return "nic parameter smartnic_cores must be in [1, 1024]";
-  if (p.smartnic_rpc_ns == 0) return "nic parameter smartnic_rpc_ns must be positive";
   return {};
 }
 
@@ -128,6 +145,8 @@ std::string NicProfile::to_json() const {
 }
 
 std::string NicProfile::from_json(const std::string& text, NicProfile* out) {
+  if (text.size() > kMaxConfigFileBytes)
+    return "nic profile is larger than " + std::to_string(kMaxConfigFileBytes) + " bytes";
   json j;
   try {
     j = json::parse(text);
@@ -156,9 +175,9 @@ std::string NicProfile::from_json(const std::string& text, NicProfile* out) {
     if (!e.is_object() || !e.contains("value") || !e["value"].is_number() ||
         !e.contains("source") || !e["source"].is_string())
       return "nic parameter \"" + it.key() + "\" must be {\"value\": number, \"source\": string}";
-    const double v = e["value"].get<double>();
-    if (field->kind != Kind::kDouble && (v < 0 || v != std::floor(v)))
-      return "nic parameter \"" + it.key() + "\" must be a non-negative integer";
+    const json& value = e["value"];
+    const double v = value.get<double>();
+    if (std::string err = NicParams::check_value(*field, v); !err.empty()) return err;
     p.params.set(*field, v);
     p.sources[it.key()] = e["source"].get<std::string>();
   }
@@ -183,11 +202,9 @@ std::string NicProfile::load(const std::string& name_or_path, NicProfile* out) {
     return "unknown nic profile \"" + name_or_path + "\" (built in: " + known +
            "; or give a path to a JSON file)";
   }
-  std::ifstream in(name_or_path);
-  if (!in) return "cannot open nic profile file \"" + name_or_path + "\"";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return from_json(ss.str(), out);
+  std::string text;
+  if (std::string e = read_config_file("nic profile file", name_or_path, &text); !e.empty()) return e;
+  return from_json(text, out);
 }
 
 const char* to_string(QpPolicy p) { return kQpPolicyNames[static_cast<int>(p)]; }

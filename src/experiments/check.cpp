@@ -63,6 +63,30 @@ std::string CheckOptions::validate() const {
   return {};
 }
 
+std::string CheckOptions::validate(const ClusterConfig& base) const {
+  if (std::string e = validate(); !e.empty()) return e;
+  // The seeds' windows vary; seed 0's cluster has the shape of every seed's.
+  ClusterConfig c = check_cluster(base, 0);
+  if (structure != "btree") tuple_scheme_prepare_cluster(scheme, &c);
+  if (std::string e = c.validate(); !e.empty()) return e;
+  if (std::string e = c.check_queue_depth(ClusterConfig::kMaxBatchWrs); !e.empty()) return e;
+  if (structure == "btree") return check_detail::btree_dry_run(c, *this);
+  // The store must fit in the cluster's memory: set it up once.
+  std::string err;
+  std::unique_ptr<Backend> backend = make_backend(c, &err);
+  if (!backend) return err;
+  TupleStoreOptions t;
+  parse_tuple_scheme(scheme, &t);
+  t.tuple_bytes = tuple_bytes;
+  t.tuples = keys;
+  t.writers = static_cast<uint32_t>(c.total_workers());
+  t.records_per_writer = ops_per_worker;
+  std::unique_ptr<TupleStore> store;
+  if (std::string e = TupleStore::create(*backend, t, &store); !e.empty())
+    return e + " (the check's memory nodes have " + std::to_string(c.memory_node_bytes) + " bytes)";
+  return {};
+}
+
 CheckSeedResult run_check_seed(const ClusterConfig& base, const CheckOptions& o, uint64_t seed) {
   LW_CHECK_MSG(o.validate().empty(), o.validate());
   if (o.structure == "btree") return run_btree_check_seed(base, o, seed);

@@ -26,6 +26,18 @@ bool btree_check_scheme(const std::string& scheme, BTreeSync* sync) {
   return true;
 }
 
+std::string check_detail::btree_dry_run(const ClusterConfig& c, const CheckOptions& o) {
+  std::string err;
+  std::unique_ptr<Backend> backend = make_backend(c, &err);
+  if (!backend) return err;
+  BTreeOptions t;
+  if (!btree_check_scheme(o.scheme, &t.sync)) return "unknown btree scheme " + o.scheme;
+  t.node_bytes = kNodeBytes;
+  t.max_nodes = 4096;
+  std::unique_ptr<BTree> tree;
+  return BTree::create(*backend, t, &tree);
+}
+
 CheckSeedResult run_btree_check_seed(const ClusterConfig& base, const CheckOptions& o, uint64_t seed) {
   const ClusterConfig c = check_detail::check_cluster(base, seed);
   std::string err;

@@ -9,6 +9,9 @@
 
 namespace lw::check_detail {
 
+// Builds the B-tree on a backend of `c` without running it: "" or why not.
+std::string btree_dry_run(const ClusterConfig& c, const CheckOptions& o);
+
 inline ClusterConfig check_cluster(const ClusterConfig& base, uint64_t seed) {
   ClusterConfig c = base;
   c.compute_nodes = 2;

@@ -209,7 +209,8 @@ const std::vector<ConformanceCase>& conformance_cases() {
   return cases;
 }
 
-ConformanceResult run_conformance_case(const ClusterConfig& base, const std::string& name) {
+ConformanceResult run_conformance_case(const ClusterConfig& base, const std::string& name,
+                                       const std::string& replay_flags) {
   ConformanceResult r;
   const conformance::CaseDef* def = conformance::find_def(name);
   if (!def) {
@@ -224,9 +225,10 @@ ConformanceResult run_conformance_case(const ClusterConfig& base, const std::str
   r.group = def->group;
   conformance::Check check;
   conformance::Env env{base, check};
-  set_replay_hint("replay: latchwork conformance --case " + r.full_name() + " --backend " +
-                  base.backend + " --profile " + base.semantics_profile + " --seed " +
-                  std::to_string(base.seed));
+  set_replay_hint("replay: latchwork conformance --case " + r.full_name() +
+                  (replay_flags.empty() ? " --backend " + base.backend + " --profile " +
+                                              base.semantics_profile + " --seed " + std::to_string(base.seed)
+                                        : replay_flags));
   const auto start = std::chrono::steady_clock::now();
   def->run(env);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,6 +1,8 @@
 #include "latchwork/experiments/latch_counter.h"
 
 #include <atomic>
+#include <cstdio>
+#include <mutex>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -15,17 +17,28 @@ constexpr uint32_t kRecordBytes = 256;
 constexpr uint64_t kOffA = 64, kOffB = 192;
 
 struct Counters {
+  std::mutex mu;      // the threads backend's workers are OS threads
+  std::string error;  // the first operation that failed (a latch that gave up, a full queue)
   std::atomic<uint64_t> increments{0}, reads{0}, torn{0};
   std::atomic<uint64_t> tally_adds{0};  // bookkeeping verbs, not counted per operation
   RemoteAddr tally;  // shared by all processes: each worker adds its increments
 };
+
+// Records the first failed status: the worker stops, and the run reports it
+// (exit 1) instead of aborting.
+bool failed(Counters& n, Status s, const char* what) {
+  if (ok(s)) return false;
+  std::lock_guard<std::mutex> g(n.mu);
+  if (n.error.empty()) n.error = std::string(what) + " failed with status " + std::string(to_string(s));
+  return true;
+}
 
 // Adds a worker's increments to the tally once it is done.
 Task<void> add_to_tally(Worker& w, Counters& n, uint64_t mine) {
   if (mine == 0) co_return;
   n.tally_adds.fetch_add(1, std::memory_order_relaxed);
   Result<uint64_t> r = co_await w.faa(n.tally, mine);
-  LW_CHECK_MSG(r.ok(), "adding to the latch counter's tally: " + std::string(to_string(r.status)));
+  (void)failed(n, r.status, "adding to the latch counter's tally");
 }
 
 uint64_t word_at(const std::vector<std::byte>& v, size_t at) {
@@ -46,23 +59,23 @@ Task<void> pessimistic_worker(Worker& w, const LatchCounterOptions& o,
     RemotePtr<RwLatch::Word> word(rec);
     if (o.kind == LatchKind::kReaderWriter && read_only) {
       RwLatch latch(word);
-      LW_CHECK(ok(co_await latch.lock_shared(w)));
-      LW_CHECK(ok(co_await w.read(buf.data(), data, buf.size())));
-      LW_CHECK(ok(co_await latch.unlock_shared(w)));
+      if (failed(n, co_await latch.lock_shared(w), "taking the latch shared")) break;
+      if (failed(n, co_await w.read(buf.data(), data, buf.size()), "reading the counter")) break;
+      if (failed(n, co_await latch.unlock_shared(w), "releasing the shared latch")) break;
     } else {
       ExclusiveLatch ex(word.cast<ExclusiveLatch::Word>());
       RwLatch rw(word);
-      if (o.kind == LatchKind::kExclusive) LW_CHECK(ok(co_await ex.lock(w)));
-      else LW_CHECK(ok(co_await rw.lock(w)));
-      LW_CHECK(ok(co_await w.read(buf.data(), data, buf.size())));
+      const Status locked = o.kind == LatchKind::kExclusive ? co_await ex.lock(w) : co_await rw.lock(w);
+      if (failed(n, locked, "taking the latch")) break;
+      if (failed(n, co_await w.read(buf.data(), data, buf.size()), "reading the counter")) break;
       if (!read_only) {
         uint64_t a = word_at(buf, 0) + 1, b = word_at(buf, kOffB - kOffA) + 1;
         std::memcpy(buf.data(), &a, 8);
         std::memcpy(buf.data() + (kOffB - kOffA), &b, 8);
-        LW_CHECK(ok(co_await w.write(data, buf.data(), buf.size())));
+        if (failed(n, co_await w.write(data, buf.data(), buf.size()), "writing the counter")) break;
       }
-      if (o.kind == LatchKind::kExclusive) LW_CHECK(ok(co_await ex.unlock(w)));
-      else LW_CHECK(ok(co_await rw.unlock(w)));
+      const Status unlocked = o.kind == LatchKind::kExclusive ? co_await ex.unlock(w) : co_await rw.unlock(w);
+      if (failed(n, unlocked, "releasing the latch")) break;
     }
     if (read_only) {
       n.reads.fetch_add(1, std::memory_order_relaxed);
@@ -84,12 +97,12 @@ Task<void> optimistic_worker(Worker& w, const LatchCounterOptions& o,
   for (uint32_t i = 0; i < o.ops_per_worker; ++i) {
     const OptimisticBlock& b = blocks[w.rng().below(blocks.size())];
     if (w.rng().below(100) < o.read_percent) {
-      LW_CHECK(ok(co_await b.read(w, payload)));
+      if (failed(n, co_await b.read(w, payload), "an optimistic read")) break;
       n.reads.fetch_add(1, std::memory_order_relaxed);
       if (word_at(payload, 0) != word_at(payload, last)) n.torn.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
-    LW_CHECK(ok(co_await b.update(w, [last](std::span<std::byte> p) {
+    const Status updated = co_await b.update(w, [last](std::span<std::byte> p) {
       uint64_t a, z;
       std::memcpy(&a, p.data(), 8);
       std::memcpy(&z, p.data() + last, 8);
@@ -97,7 +110,8 @@ Task<void> optimistic_worker(Worker& w, const LatchCounterOptions& o,
       ++z;
       std::memcpy(p.data(), &a, 8);
       std::memcpy(p.data() + last, &z, 8);
-    })));
+    });
+    if (failed(n, updated, "an optimistic update")) break;
     n.increments.fetch_add(1, std::memory_order_relaxed);
     ++mine;
   }
@@ -133,17 +147,46 @@ std::string LatchCounterResult::to_json() const {
                       {"verbs", verbs}, {"verbs_per_op", verbs_per_op()},
                       {"elapsed_ns", elapsed_ns}, {"ops_per_second", ops_per_second()},
                       {"wall_seconds", wall_seconds}};
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "0x%016llx", static_cast<unsigned long long>(trace_hash));
+  j["trace_hash"] = hash;
   return j.dump();
 }
 
+std::string validate_latch_counter(const ClusterConfig& cluster, const LatchCounterOptions& o) {
+  if (std::string e = cluster.validate(); !e.empty()) return e;
+  if (o.counters == 0 || o.counters > LatchCounterOptions::kMaxCounters)
+    return "counters must be in [1, " + std::to_string(LatchCounterOptions::kMaxCounters) + "], got " +
+           std::to_string(o.counters);
+  if (o.read_percent > 100) return "read percent must be in [0, 100]";
+  if (o.processes == 0) return "processes must be at least 1";
+  if (o.processes > 1 && o.shared_name.empty()) return "several processes need a shared name";
+  // Latches and optimistic blocks keep up to kMaxBatchWrs verbs outstanding per coroutine.
+  if (std::string e = cluster.check_queue_depth(ClusterConfig::kMaxBatchWrs); !e.empty()) return e;
+  // The records, spread over the memory nodes, and the tally must fit.
+  const uint64_t per_node = (uint64_t{o.counters} + cluster.memory_nodes - 1) / cluster.memory_nodes;
+  const uint64_t need = per_node * kRecordBytes + kCacheLine + LatchCounterOptions::kNodeOverheadBytes;
+  if (need > cluster.memory_node_bytes)
+    return std::to_string(o.counters) + " counters of " + std::to_string(kRecordBytes) + " bytes need " +
+           std::to_string(need) + " bytes per memory node but memory_node_bytes is " +
+           std::to_string(cluster.memory_node_bytes) + " (lower --counters or add memory)";
+  return {};
+}
+
 LatchCounterResult run_latch_counter(const ClusterConfig& cluster, const LatchCounterOptions& o) {
-  LW_CHECK(o.counters > 0 && o.read_percent <= 100 && o.processes > 0);
-  LW_CHECK_MSG(o.processes == 1 || !o.shared_name.empty(), "several processes need a shared name");
-  std::string err;
-  std::unique_ptr<Backend> backend = make_backend(cluster, &err);
-  LW_CHECK_MSG(backend, err);
   LatchCounterResult r;
   r.processes = o.processes;
+  r.latch = to_string(o.kind);
+  if (std::string e = validate_latch_counter(cluster, o); !e.empty()) {
+    r.error = e;
+    return r;
+  }
+  std::string err;
+  std::unique_ptr<Backend> backend = make_backend(cluster, &err);
+  if (!backend) {
+    r.error = err;
+    return r;
+  }
   // One process: private records. Several: records every process finds by name.
   auto place = [&](NodeId node, const std::string& what, uint64_t bytes) {
     if (o.shared_name.empty()) return backend->allocate(node, bytes);
@@ -204,6 +247,7 @@ LatchCounterResult run_latch_counter(const ClusterConfig& cluster, const LatchCo
     r.counted += a;
     if (a != b) ++r.b_mismatches;
   }
+  if (!n.error.empty()) r.error = n.error;
   r.verbs = stats.verbs - n.tally_adds.load();
   r.elapsed_ns = stats.elapsed_ns;
   r.trace_hash = stats.trace_hash;

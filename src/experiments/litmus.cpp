@@ -12,6 +12,11 @@ namespace {
 // operations of a test to overlap in some seeds and not in others.
 constexpr Nanos kStartSpread = 3000;
 
+// The trace hash of the execution a test just ran (its run returns only the
+// outcome); run_litmus folds it into the report's hash.
+thread_local uint64_t g_last_trace_hash = 0;
+void record(const RunStats& stats) { g_last_trace_hash = stats.trace_hash; }
+
 ClusterConfig shape(const ClusterConfig& base, uint32_t compute_nodes, uint32_t coroutines,
                     uint32_t memory_threads = 0) {
   ClusterConfig c = base;
@@ -62,7 +67,7 @@ std::string line_atomic(const ClusterConfig& base) {
     LW_CHECK(ok(co_await w.read(line, x, 64)));
     outcome = uniform(line, 0) ? "old" : uniform(line, 1) ? "new" : "torn";
   });
-  sim.run();
+  record(sim.run());
   return outcome;
 }
 
@@ -87,7 +92,7 @@ std::string read_line_order(const ClusterConfig& base) {
     LW_CHECK(ok(co_await w.read(lines, x, 128)));
     outcome = bits({lines[0] == 1, lines[8] == 1});
   });
-  sim.run();
+  record(sim.run());
   return outcome;
 }
 
@@ -112,7 +117,7 @@ std::string write_prefix(const ClusterConfig& base) {
     LW_CHECK(ok(co_await w.execute(reads)));
     outcome = bits({a == 1, b == 1});
   });
-  sim.run();
+  record(sim.run());
   return outcome;
 }
 
@@ -135,7 +140,7 @@ std::string write_address_order(const ClusterConfig& base) {
     LW_CHECK(ok(co_await w.read(a, x, 64)));
     outcome = bits({b[0] == 1, a[0] == 1});
   });
-  sim.run();
+  record(sim.run());
   return outcome;
 }
 
@@ -152,7 +157,7 @@ std::string atomic_vs_write(const ClusterConfig& base) {
     uint64_t v = 100;
     LW_CHECK(ok(co_await w.write(x, &v, 8)));
   });
-  sim.run();
+  record(sim.run());
   return std::to_string(sim.host_load(x));
 }
 
@@ -168,7 +173,7 @@ std::string atomic_vs_cpu(const ClusterConfig& base) {
     co_await w.sleep(1000 + w.rng().below(kStartSpread / 2));
     LW_CHECK((co_await w.cpu_faa(x, 1)).ok());
   });
-  sim.run();
+  record(sim.run());
   return std::to_string(sim.host_load(x));
 }
 
@@ -182,7 +187,7 @@ std::string atomics_atomic(const ClusterConfig& base) {
   };
   sim.spawn(compute(0), add);
   sim.spawn(compute(1), add);
-  sim.run();
+  record(sim.run());
   return std::to_string(sim.host_load(x));
 }
 
@@ -199,7 +204,7 @@ std::string read_then_write(const ClusterConfig& base, bool fence) {
     LW_CHECK(ok(co_await w.execute(b)));
     outcome = std::to_string(seen);
   });
-  sim.run();
+  record(sim.run());
   return outcome;
 }
 
@@ -226,7 +231,7 @@ std::string reads_unordered(const ClusterConfig& base) {
     LW_CHECK(ok(co_await w.execute(b)));
     outcome = bits({vy == 1, vx == 1});
   });
-  sim.run();
+  record(sim.run());
   return outcome;
 }
 
@@ -243,7 +248,7 @@ std::string atomic_before_read(const ClusterConfig& base) {
     LW_CHECK(ok(co_await w.execute(b)));
     outcome = std::to_string(seen);
   });
-  sim.run();
+  record(sim.run());
   return outcome;
 }
 
@@ -264,7 +269,7 @@ std::string completion_order(const ClusterConfig& base) {
     LW_CHECK(ok(co_await w.read(&v, big, 8)));
     outcome += "B";
   });
-  sim.run();
+  record(sim.run());
   return outcome;
 }
 
@@ -284,7 +289,7 @@ std::string masked_fields(const ClusterConfig& base) {
     const uint64_t high = 0xFFFFFFFF00000000ull;
     LW_CHECK((co_await w.masked_cas(x, uint64_t{5} << 32, uint64_t{9} << 32, high, high)).ok());
   });
-  sim.run();
+  record(sim.run());
   const uint64_t v = sim.host_load(x);
   return v == 0x0000000900000000ull ? "fields-kept" : "fields-mixed";
 }
@@ -343,17 +348,25 @@ LitmusReport run_litmus(const LitmusTest& test, const ClusterConfig& base, uint6
   r.profile = base.semantics_profile;
   const std::string& profile = base.semantics_profile;
   ClusterConfig c = base;
-  for (uint64_t s = first_seed; s < first_seed + seeds; ++s) {
+  // Counted, so that first_seed + seeds cannot wrap around (seeds past
+  // 2^64 - 1 are not run: callers check that).
+  for (uint64_t i = 0; i < seeds && first_seed + i >= first_seed; ++i) {
+    const uint64_t s = first_seed + i;
     c.seed = s;
     set_replay_hint("seed=" + std::to_string(s) + "; replay: latchwork litmus --test " +
                     test.name + " --profile " + profile + " --seeds 1 --first-seed " +
                     std::to_string(s));
+    g_last_trace_hash = 0;
     std::string outcome = test.run(c);
+    r.trace_hash = r.runs == 0 ? g_last_trace_hash
+                               : (r.trace_hash ^ g_last_trace_hash) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
     ++r.runs;
     ++r.outcomes[outcome];
     if (!test.allowed(outcome, c.semantics) &&
-        std::find(r.violations.begin(), r.violations.end(), outcome) == r.violations.end())
+        std::find(r.violations.begin(), r.violations.end(), outcome) == r.violations.end()) {
+      if (r.violations.empty()) r.violation_seed = s;
       r.violations.push_back(outcome);
+    }
     if (!test.weak.empty() && outcome == test.weak) r.weak_seen = true;
   }
   set_replay_hint({});

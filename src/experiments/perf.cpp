@@ -1,6 +1,7 @@
 #include "latchwork/experiments/perf.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -14,6 +15,7 @@ struct Samples {
   std::mutex mu;  // the threads backend records from many OS threads
   std::vector<Nanos> latencies;
   uint64_t ops = 0;
+  std::string error;  // the first verb that failed
 };
 
 double percentile(const std::vector<Nanos>& sorted, double q) {
@@ -58,7 +60,15 @@ Task<void> perf_worker(Worker& w, const PerfOptions& o, RemoteAddr target, uint6
       }
       default: LW_CHECK_MSG(false, "perf runs READ, WRITE, CAS or FAA");
     }
-    LW_CHECK_MSG(s == Status::kOk, "perf verb failed");
+    if (s != Status::kOk) {
+      // A status, not an abort: the command reports it and exits 1.
+      std::lock_guard<std::mutex> g(out.mu);
+      if (out.error.empty())
+        out.error = std::string("a ") + perf_op_name(o.op) + " failed with status " + std::string(to_string(s)) +
+                    " (worker " + std::to_string(w.placement().node) + "/" +
+                    std::to_string(w.placement().thread) + "/" + std::to_string(w.placement().coroutine) + ")";
+      break;
+    }
     const Nanos t1 = w.now();
     if (t1 >= window_begin && t1 < window_end) {
       ++ops;
@@ -106,7 +116,16 @@ std::string validate_perf(const ClusterConfig& base, const PerfOptions& o) {
   if (o.target != "memory" && o.target != "switch" && o.target != "smartnic")
     return "target must be memory, switch or smartnic";
   const ClusterConfig c = with_target(base, o);
+  // Every coroutine keeps one verb outstanding on its thread's queue pair.
+  if (c.coroutines_per_thread > c.queue_depth)
+    return "depth " + std::to_string(c.coroutines_per_thread) + " is more than the queue pair holds (queue_depth " +
+           std::to_string(c.queue_depth) + "): lower --depth or raise queue_depth in the --config file";
   if (std::string e = c.validate(); !e.empty()) return e;
+  // Every worker keeps a buffer of one transfer.
+  if (c.total_workers() * op_bytes(o) > PerfOptions::kMaxBufferBytes)
+    return "workers x size is " + std::to_string(c.total_workers() * op_bytes(o)) +
+           " bytes of buffers; at most " + std::to_string(PerfOptions::kMaxBufferBytes) +
+           " (lower --size, --threads, --depth or --compute-nodes)";
   if (o.target != "memory" && o.device_memory) return "--device-memory is memory-node memory; drop it with --target " + o.target;
   if (o.target == "switch" && !is_atomic(o.op) && o.size != 8)
     return "the switch's registers are 8 bytes: use --size 8 with --target switch";
@@ -114,7 +133,16 @@ std::string validate_perf(const ClusterConfig& base, const PerfOptions& o) {
     return "perf runs read, write, cas or faa";
   if (!is_atomic(o.op) && (o.size == 0 || o.size > kMaxTransferBytes))
     return "size must be in [1, " + std::to_string(kMaxTransferBytes) + "]";
-  if (o.stride == 0 || o.stride + o.padding > (1u << 30)) return "stride must be in [1, 2^30]";
+  // Each bound on its own first: stride + padding must not wrap around.
+  if (o.stride == 0 || o.stride > PerfOptions::kMaxStep || o.padding > PerfOptions::kMaxStep ||
+      o.stride + o.padding > PerfOptions::kMaxStep)
+    return "stride + padding must be in [1, 2^30], got stride " + std::to_string(o.stride) +
+           " and padding " + std::to_string(o.padding);
+  if (o.random_region > c.memory_node_bytes)
+    return "random region of " + std::to_string(o.random_region) + " bytes is larger than a memory node (" +
+           std::to_string(c.memory_node_bytes) + " bytes)";
+  if (o.warmup_ns > ClusterConfig::kMaxLatencyNs || o.measure_ns > ClusterConfig::kMaxLatencyNs)
+    return "warm-up and measurement window must be at most 1 s of virtual time each";
   if (is_atomic(o.op) && ((o.stride + o.padding) % 8 != 0 || o.random_region % 8 != 0))
     return "atomics need 8-byte aligned targets: stride + padding must be a multiple of 8";
   if (o.contended && o.random_region) return "--contended and --random-region exclude each other";
@@ -125,10 +153,11 @@ std::string validate_perf(const ClusterConfig& base, const PerfOptions& o) {
   const uint64_t per_node = (workers + nodes - 1) / nodes;
   const uint64_t need = o.random_region ? o.random_region
                                         : (o.contended ? 1 : per_node) * (o.stride + o.padding) + op_bytes(o) + 4096;
+  auto less = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };  // no wrap-around
   const uint64_t have = o.target == "switch"     ? uint64_t{c.network.programmable_switch.registers} * 8
-                        : o.target == "smartnic" ? c.network.smartnic.memory_bytes - 4096
+                        : o.target == "smartnic" ? less(c.network.smartnic.memory_bytes, 4096)
                         : o.device_memory        ? c.device_memory_bytes
-                                                 : c.memory_node_bytes - 8192;
+                                                 : less(c.memory_node_bytes, 8192);
   if (need > have)
     return "targets need " + std::to_string(need) + " bytes per memory node but " +
            (o.device_memory ? "device memory" : "memory") + " has " + std::to_string(have);
@@ -205,6 +234,8 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
   if (c.backend == "sim" && stats.wall_seconds > 0)
     r.sim_verbs_per_wall_second = static_cast<double>(stats.verbs) / stats.wall_seconds;
   r.counters = stats.counters;
+  r.trace_hash = stats.trace_hash;
+  r.error = samples.error;
   return r;
 }
 
@@ -222,6 +253,10 @@ std::string PerfResult::to_json() const {
                       {"verbs", verbs},
                       {"wall_seconds", wall_seconds},
                       {"counters", counters}};
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "0x%016llx", static_cast<unsigned long long>(trace_hash));
+  j["trace_hash"] = hash;
+  if (!error.empty()) j["error"] = error;
   if (sim_verbs_per_wall_second > 0) j["sim_verbs_per_wall_second"] = sim_verbs_per_wall_second;
   return j.dump();
 }

@@ -56,9 +56,8 @@ bool payload_uniform(const std::vector<std::byte>& payload) {
 }
 }  // namespace
 
-TornReadResult run_torn_read(const ClusterConfig& base, const TornReadOptions& o) {
-  std::string err = o.validate();
-  LW_CHECK_MSG(err.empty(), err);
+namespace {
+ClusterConfig torn_read_cluster(const ClusterConfig& base, const TornReadOptions& o) {
   ClusterConfig c = base;
   c.compute_nodes = 2;
   c.threads_per_node = 1;
@@ -66,6 +65,22 @@ TornReadResult run_torn_read(const ClusterConfig& base, const TornReadOptions& o
   c.memory_nodes = 1;
   c.memory_node_bytes = std::max<uint64_t>(c.memory_node_bytes,
                                            uint64_t{o.slots} * o.size + NodeMemory::kReservedBytes + 4096);
+  return c;
+}
+}  // namespace
+
+std::string TornReadOptions::validate(const ClusterConfig& base) const {
+  if (std::string e = validate(); !e.empty()) return e;
+  const ClusterConfig c = torn_read_cluster(base, *this);
+  if (std::string e = c.validate(); !e.empty()) return e;
+  // A versioning reader keeps three READs outstanding.
+  return c.check_queue_depth(ClusterConfig::kMaxBatchWrs);
+}
+
+TornReadResult run_torn_read(const ClusterConfig& base, const TornReadOptions& o) {
+  std::string err = o.validate(base);
+  LW_CHECK_MSG(err.empty(), err);
+  const ClusterConfig c = torn_read_cluster(base, o);
   std::unique_ptr<Backend> backend = make_backend(c, &err);
   LW_CHECK_MSG(backend, err);
 

@@ -143,6 +143,125 @@ expect_err "8 bytes"
 expect_exit 0 "flips help" -- "$lw" flips --help
 expect_exit 2 "flips bad profile" -- "$lw" flips --profile cx9
 
+# Issue 11: bad input never crashes. Each accepted-but-fatal input of the
+# issue (and those found the same way) exits 2 with a message naming the
+# field and its range, or 1 for a run that failed, within seconds.
+bad_config() {  # bad_config NAME JSON EXPECTED-MESSAGE [command...]
+  local name=$1 json=$2 msg=$3; shift 3
+  printf '%s' "$json" >"$tmp/$name.json"
+  expect_exit 2 "config $name" -- timeout 20 "$lw" "${@:-config}" --config "$tmp/$name.json"
+  expect_err "$msg"
+}
+bad_config mnb4096 '{"memory_node_bytes": 4096}' "memory_node_bytes must be in \[8192, " latch
+bad_config cn2p32 '{"compute_nodes": 4294967297}' "compute_nodes must be in \[1, 1024\], got 4294967297"
+bad_config qd1 '{"queue_depth": 1}' "queue_depth 1 is too small" latch
+bad_config qd1c1 '{"queue_depth": 1, "coroutines_per_thread": 1}' "queue_depth 1 is too small" torn-read
+bad_config qd2demo '{"queue_depth": 2, "coroutines_per_thread": 1}' "queue_depth 2 is too small" demo
+bad_config aw '{"semantics": {"atomic_window_ns": 18446744073709551615}}' "semantics.atomic_window_ns must be in \[0, 1000000\]" torn-read
+bad_config rs '{"semantics": {"read_spread_ns": 10000000000}}' "semantics.read_spread_ns must be in" torn-read
+bad_config pc '{"timing": {"post_cpu_ns": 9223372036854775808}}' "timing.post_cpu_ns must be in \[0, 1000000000\]" latch
+bad_config jit '{"timing": {"jitter_ns": 1000000001}}' "timing.jitter_ns must be in" latch
+bad_config bpn '{"timing": {"bytes_per_ns": 1e-300}}' "timing.bytes_per_ns must be in"
+bad_config mem16g '{"memory_nodes": 2, "memory_node_bytes": 17179869184}' "memory_nodes x memory_node_bytes"
+bad_config ltb '{"nic": {"profile": "cx5-100g", "parameters": {"lock_table_bits": 4294967308}}}' "lock_table_bits must be an integer in \[3, 24\]" perf read
+bad_config gbps '{"nic": {"profile": "cx5-100g", "parameters": {"link_gbps": 1e-300}}}' "link_gbps must be a number in \[0.01, 100000\]" perf read
+printf '{"name": "slow", "parameters": {"link_gbps": {"value": 1e-300, "source": "x"}}}' >"$tmp/slow-nic.json"
+expect_exit 2 "nic profile link_gbps 1e-300" -- "$lw" perf read --profile "$tmp/slow-nic.json"
+expect_err "link_gbps must be a number in"
+expect_exit 2 "empty config path" -- "$lw" latch --config ""
+expect_err "needs a file path"
+expect_exit 2 "config /dev/zero" -- timeout 5 "$lw" latch --config /dev/zero
+expect_err "config file /dev/zero is not a regular file"
+expect_exit 2 "nic profile /dev/zero" -- timeout 5 "$lw" perf read --profile /dev/zero
+expect_err "not a regular file"
+expect_exit 2 "cluster file /dev/zero" -- timeout 5 "$lw" latch --backend verbs --cluster /dev/zero
+expect_err "not a regular file"
+head -c 2000000 /dev/zero | tr '\0' ' ' >"$tmp/huge.json"
+expect_exit 2 "config over 1 MiB" -- timeout 5 "$lw" config --config "$tmp/huge.json"
+expect_err "at most 1048576"
+# Resources, checked before anything is allocated.
+expect_exit 2 "memory nodes x bytes" -- timeout 5 "$lw" latch --memory-nodes 1024
+expect_err "memory_nodes x memory_node_bytes is 68719476736 bytes; at most 17179869184"
+expect_exit 2 "workers" -- timeout 5 "$lw" latch --compute-nodes 1024 --threads 1024 --coroutines 1024
+expect_err "workers; at most 65536"
+expect_exit 2 "perf 16 MiB with deep queues" -- timeout 5 "$lw" perf read --size 16777216 --depth 256 --threads 8
+expect_err "workers x size is"
+expect_exit 2 "perf depth beyond the queue" -- timeout 5 "$lw" perf read --threads 64 --depth 300
+expect_err "depth 300 is more than the queue pair holds (queue_depth 256)"
+"$lw" perf --help >"$tmp/out"
+grep -q "1 GiB of buffers" "$tmp/out" || { echo "FAIL: perf --help documents no limits"; fail=1; }
+# Numbers without wrap-around.
+expect_exit 2 "perf stride near 2^64 plus padding" -- "$lw" perf read --stride 18446744073709551615 --padding 2
+expect_err "--stride: 18446744073709551615 is out of range \[1, 1073741824\]"
+expect_exit 2 "perf stride + padding" -- "$lw" perf read --stride 1073741824 --padding 64
+expect_err "stride + padding must be in"
+expect_exit 2 "memnode size wraps" -- "$lw" memnode --size 17179869185G
+expect_err "too large"
+expect_exit 2 "litmus first seed near 2^64" -- "$lw" litmus --first-seed 18446744073709551615 --seeds 300
+expect_err "would wrap to 0"
+expect_exit 0 "litmus last seed 2^64 - 1" -- "$lw" litmus --first-seed 18446744073709551614 --seeds 2 --test reads_unordered --json
+grep -q '"runs":2' "$tmp/out" || { echo "FAIL: litmus ran not 2 seeds"; cat "$tmp/out"; fail=1; }
+expect_exit 2 "check seed wraps" -- "$lw" check --seed 18446744073709551615 --seeds 2
+expect_err "would wrap to 0"
+expect_exit 2 "negative uint with a blank" -- "$lw" litmus --seeds " -1"
+expect_err "is not a non-negative integer"
+# Library checks reachable from input are statuses, not aborts.
+expect_exit 2 "latch counters that do not fit" -- "$lw" latch --counters 1048576
+expect_err "1048576 counters of 256 bytes need"
+expect_exit 2 "check store that does not fit" -- "$lw" check --keys 4096 --tuple-bytes 16384 --seeds 1 --scheme versioning
+expect_err "no room"
+# External programs: an argument vector, no shell.
+mkdir -p "$tmp/q'\$(touch $tmp/pwned)"
+expect_exit 0 "repro plot script with a quote in the path" -- "$lw" repro jasny-fig4 --out "$tmp/q'\$(touch $tmp/pwned)" --plot-script /nonexistent.py
+[ -e "$tmp/pwned" ] && { echo "FAIL: repro ran a command from a path"; fail=1; }
+expect_err "plotting failed"
+
+# --json carries trace_hash everywhere; replay lines reproduce the run.
+for c in "latch --ops 5" "perf cas --measure-us 5" "check --scheme versioning --seeds 2" "litmus --seeds 3 --test reads_unordered" "torn-read --ops 100"; do
+  expect_exit 0 "$c --json" -- "$lw" $c --json
+  python3 - "$tmp/out" <<'PY' || { echo "FAIL: $c --json lacks trace_hash"; fail=1; }
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    h = r.get("trace_hash") or r["result"]["trace_hash"]
+    assert h.startswith("0x") and int(h, 16) != 0, r
+PY
+done
+# A config with switches of its own: a replay that put --profile after it
+# would wipe them and change the run.
+printf '{"profile": "connectx", "semantics": {"reads_unordered": true, "atomic_loses_write": true}, "compute_nodes": 2}' >"$tmp/own.json"
+expect_exit 0 "check with its own switches" -- "$lw" check --scheme bookend --seeds 6 --show 1 --json --config "$tmp/own.json" --read-percent 70
+cp "$tmp/out" "$tmp/check.json"
+python3 - "$tmp/check.json" "$lw" <<'PY' || fail=1
+import json, shlex, subprocess, sys
+r = json.loads(open(sys.argv[1]).readline())
+assert r["examples"], "bookend found no violation to replay"
+ex = r["examples"][0]
+assert "--profile" not in ex["replay"], ex["replay"]
+args = shlex.split(ex["replay"])
+assert args[0] == "latchwork"
+out = subprocess.run([sys.argv[2]] + args[1:] + ["--json"], capture_output=True, text=True)
+assert out.returncode == 0, out.stderr
+again = json.loads(out.stdout.splitlines()[0])
+assert again["trace_hash"] == ex["trace_hash"], (again["trace_hash"], ex["trace_hash"], ex["replay"])
+assert again["findings"] > 0, again
+PY
+expect_exit 0 "latch replay" -- "$lw" latch --latch rw --read-percent 30 --coroutines 3 --ops 7 --seed 5 --config "$src/configs/small-cluster.json" --json
+python3 - "$tmp/out" "$lw" <<'PY' || fail=1
+import json, shlex, subprocess, sys
+r = json.loads(open(sys.argv[1]).readline())
+args = shlex.split(r["replay"])
+assert args[:3] == ["latchwork", "latch", "--latch"] and "--config" in args, args
+out = subprocess.run([sys.argv[2]] + args[1:] + ["--json"], capture_output=True, text=True)
+assert out.returncode == 0, out.stderr
+again = json.loads(out.stdout.splitlines()[0])
+assert again["trace_hash"] == r["trace_hash"], (again, r)
+# Without the config file the run differs: the replay needs it.
+out = subprocess.run([sys.argv[2]] + [a for a in args[1:] if "small-cluster" not in a and a != "--config"] + ["--json"],
+                     capture_output=True, text=True)
+assert json.loads(out.stdout.splitlines()[0])["trace_hash"] != r["trace_hash"]
+PY
+
 if [ $fail -eq 0 ]; then echo "cli: all checks passed"; fi
 
 # The verbs backend and memory nodes: bad input is caught before anything runs.

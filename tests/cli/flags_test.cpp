@@ -72,5 +72,63 @@ TEST(Flags, HelpListsEveryFlagWithItsDefault) {
     EXPECT_NE(h.find(s), std::string::npos) << s;
 }
 
+TEST(Flags, NumbersAreParsedWholeWithoutWrapAround) {
+  struct Case {
+    std::vector<const char*> args;
+    const char* expect;
+  } cases[] = {
+      {{"--u", " -1"}, "is not a non-negative integer"},  // strtoull would give 2^64 - 1
+      {{"--u", "-1"}, "is not a non-negative integer"},
+      {{"--u", "+5"}, "is not a non-negative integer"},
+      {{"--u", "18446744073709551616"}, "out of range"},
+      {{"--u", "0x10"}, "is not a non-negative integer"},
+      {{"--u="}, "is not a non-negative integer"},
+      {{"--n", " 4"}, "is not an integer"},
+      {{"--n", "99999999999999999999"}, "out of range [1, 10]"},
+      {{"--n", "-"}, "is not an integer"},
+      {{"--d", "nan"}, "is not a number"},
+      {{"--d", "inf"}, "is not a number"},
+      {{"--d", "1e999"}, "out of range"},
+      {{"--d", "0x1p3"}, "is not a number"},
+      {{"--d", " 1"}, "is not a number"},
+  };
+  for (const Case& k : cases) {
+    Parsed p;
+    const std::string e = p.parse(k.args);
+    EXPECT_NE(e.find(k.expect), std::string::npos) << k.args[0] << " gave: " << e;
+    EXPECT_EQ(p.u, 7u);
+    EXPECT_EQ(p.n, 3);
+  }
+}
+
+TEST(Flags, UnsignedAndDoubleRangesAreCheckedAndShown) {
+  uint64_t u = 5;
+  double d = 1;
+  FlagSet f{"cmd", "does things"};
+  f.add_uint("u", &u, "bounded", 1, 100);
+  f.add_double("d", &d, "bounded", 0.5, 2);
+  const char* bad_u[] = {"--u", "101"};
+  EXPECT_NE(f.parse(2, bad_u).find("--u: 101 is out of range [1, 100]"), std::string::npos);
+  const char* bad_d[] = {"--d", "1e-300"};
+  EXPECT_NE(f.parse(2, bad_d).find("out of range"), std::string::npos);
+  const char* good[] = {"--u", "100", "--d", "2"};
+  EXPECT_EQ(f.parse(4, good), "");
+  EXPECT_EQ(u, 100u);
+  EXPECT_NE(f.help_text().find("uint in [1, 100]"), std::string::npos) << f.help_text();
+}
+
+TEST(Flags, ReplayArgsRepeatEveryGivenFlagInRegistrationOrder) {
+  Parsed p;
+  // Given out of order; the replay lists them as registered, skips what the
+  // caller writes itself, and quotes for the shell.
+  EXPECT_EQ(p.parse({"--s", "it's a b", "--b", "--u", "9", "--n=4", "--d", "0.1"}), "");
+  EXPECT_EQ(p.f.replay_args({"u"}), " --n 4 --d 0.10000000000000001 --s 'it'\\''s a b' --b=true");
+  Parsed q;
+  EXPECT_EQ(q.f.replay_args(), "");  // nothing given, nothing repeated (no defaults such as --e a)
+  EXPECT_EQ(shell_quote("/tmp/x.json"), "/tmp/x.json");
+  EXPECT_EQ(shell_quote(""), "''");
+  EXPECT_EQ(shell_quote("$(rm -rf /)"), "'$(rm -rf /)'");
+}
+
 }  // namespace
 }  // namespace lw::cli

@@ -41,6 +41,11 @@ TEST(ClusterFile, BadFilesNameTheProblem) {
       {R"({"memory_nodes": ["a:1"], "ib_port": 0})", "ib_port must be"},
       {R"({"memory_nodes": ["a:1"], "gid_index": -2})", "gid_index must be"},
       {R"({"memory_nodes": ["a:1"], "devices": "x"})", "unknown key \"devices\""},
+      // 2^64 - 1 must not read as -1 (choose).
+      {R"({"memory_nodes": ["a:1"], "gid_index": 18446744073709551615})", "gid_index must be"},
+      {R"({"memory_nodes": ["a:1"], "ib_port": 4294967297})", "ib_port must be"},
+      {R"({"memory_nodes": ["a:"]})", "not HOST:PORT"},
+      {R"({"memory_nodes": ["a:+1"]})", "port must be a number"},
   };
   for (const Case& k : cases) {
     ClusterFile f;
@@ -69,6 +74,14 @@ TEST(ClusterFile, ConfigTakesMemoryNodesFromTheFile) {
   c.memory_nodes = 2;
   EXPECT_NE(c.validate().find("cluster file lists 3"), std::string::npos) << c.validate();
   std::remove(path.c_str());
+}
+
+TEST(ClusterFile, ReadWithASizeLimit) {
+  ClusterFile f;
+  EXPECT_NE(ClusterFile::load("/dev/zero", &f).find("not a regular file"), std::string::npos);
+  EXPECT_NE(ClusterFile::load("/nonexistent/c.json", &f).find("cannot open it"), std::string::npos);
+  EXPECT_NE(ClusterFile::parse(std::string(kMaxConfigFileBytes + 1, ' '), &f).find("larger than"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -41,6 +41,34 @@ TEST(NicProfile, RejectsBadInput) {
   EXPECT_NE(NicProfile::load("/nonexistent/profile.json", &p), "");
   EXPECT_NE(NicProfile::from_json("{", &p), "");
   EXPECT_NE(NicProfile::from_json(R"({"name":"x","parameters":{"warp_speed":{"value":1,"source":"a"}}})", &p), "");
+  // Issue 11: no value is narrowed into its field, rates have a floor, ranges are named.
+  struct Case {
+    const char* param;
+    const char* value;
+    const char* expect;
+  } cases[] = {
+      {"lock_table_bits", "4294967308", "lock_table_bits must be an integer in [3, 24], got 4.29497e+09"},
+      {"lock_table_bits", "2", "lock_table_bits must be an integer in [3, 24]"},
+      {"link_gbps", "1e-300", "link_gbps must be a number in [0.01, 100000]"},
+      {"link_gbps", "1e999", "not valid JSON"},
+      {"msg_rate_mops", "0", "msg_rate_mops must be a number in"},
+      {"jitter_ns", "18446744073709551615", "jitter_ns must be an integer in [0, 1e+09]"},
+      {"mtu_bytes", "4294967296", "mtu_bytes must be an integer in [256, 65536]"},
+      {"qp_cache_entries", "-1", "qp_cache_entries must be an integer in"},
+      {"smartnic_cores", "1.5", "smartnic_cores must be an integer"},
+  };
+  for (const Case& k : cases) {
+    const std::string json = std::string(R"({"name":"x","parameters":{")") + k.param +
+                             R"(":{"value":)" + k.value + R"(,"source":"a"}}})";
+    NicProfile q;
+    q.name = "untouched";
+    const std::string e = NicProfile::from_json(json, &q);
+    EXPECT_NE(e.find(k.expect), std::string::npos) << json << " gave: " << e;
+    EXPECT_EQ(q.name, "untouched");
+  }
+  EXPECT_NE(NicProfile::load("/dev/zero", &p).find("not a regular file"), std::string::npos);
+  EXPECT_NE(NicProfile::from_json(std::string(kMaxConfigFileBytes + 1, ' '), &p).find("larger than"),
+            std::string::npos);
   // A parameter without a source is refused: every number must say where it comes from.
   NicProfile good;
   ASSERT_EQ(NicProfile::load("cx5-100g", &good), "");
@@ -60,6 +88,12 @@ TEST(NicConfig, OverridesApplyAndAreChecked) {
   n.overrides.erase("lock_table_bits");
   n.overrides["nope"] = 1;
   EXPECT_NE(n.resolve(&p), "");
+  n.overrides.erase("nope");
+  // Beyond 2^64 a cast to an integer would be undefined: the range is checked first.
+  n.overrides["lock_table_bits"] = 1e30;
+  EXPECT_NE(n.resolve(&p).find("lock_table_bits must be an integer in [3, 24]"), std::string::npos);
+  n.overrides["lock_table_bits"] = 4294967308.0;
+  EXPECT_NE(n.resolve(&p).find("lock_table_bits"), std::string::npos);
 }
 
 TEST(NicConfig, ClusterConfigJsonCarriesTheNicSection) {

@@ -62,6 +62,7 @@ ClusterFlags::ClusterFlags(cli::FlagSet& f, const ClusterConfig& d, ClusterFlagO
 
 std::string ClusterFlags::resolve(const cli::FlagSet& f, ClusterConfig* out) const {
   ClusterConfig c = d_;
+  if (f.was_set("config") && config_path_.empty()) return "--config needs a file path, got \"\"";
   if (!config_path_.empty()) {
     std::string e = ClusterConfig::from_json_file(config_path_, &c);
     if (!e.empty()) return e;

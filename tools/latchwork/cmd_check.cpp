@@ -56,21 +56,30 @@ int cmd_check(int argc, const char* const* argv) {
   std::vector<std::string> schemes = scheme == "all" ? all : std::vector<std::string>{scheme};
   for (const std::string& s : schemes) {
     o.scheme = s;
-    if (std::string e = o.validate(); !e.empty()) return usage_error(f, e);
+    if (std::string e = o.validate(c); !e.empty()) return usage_error(f, e);
   }
+  if (c.seed > UINT64_MAX - static_cast<uint64_t>(seeds - 1))
+    return usage_error(f, "--seed + --seeds - 1 must be at most 2^64 - 1 (the last seed would wrap to 0)");
   if (!json)
     std::printf("%-24s %-8s %7s %9s %10s %9s  %s\n", "scheme", "correct", "seeds", "ops",
                 "bad seeds", "findings", "verdict");
   // A replay repeats every flag that shapes a seed's run.
+  // Every flag given, in the order registered (--config first, so that a
+  // --profile given after it refines it as in the original run; --profile is
+  // repeated only when it was given, since it replaces the file's switches).
   auto replay = [&](const std::string& s, uint64_t seed) {
-    std::string cmd = "latchwork check --structure " + structure + " --scheme " + s + " --seed " +
-                      std::to_string(seed) + " --seeds 1 --profile " + c.semantics_profile;
-    if (!cluster.config_path().empty()) cmd += " --config " + cluster.config_path();
-    for (const auto& [flag, value] : {std::pair<const char*, int64_t>{"tuple-bytes", tuple_bytes},
-                                      {"keys", keys}, {"ops", ops}, {"read-percent", read_percent},
-                                      {"max-attempts", attempts}})
-      if (f.was_set(flag)) cmd += std::string(" --") + flag + " " + std::to_string(value);
-    return cmd;
+    return "latchwork check --structure " + structure + " --scheme " + s +
+           f.replay_args({"structure", "scheme", "seed", "seeds", "show", "json"}) + " --seed " +
+           std::to_string(seed) + " --seeds 1";
+  };
+  // One hash for the whole sweep: a single seed's run hash when --seeds 1.
+  auto fold = [](uint64_t h, uint64_t next, bool first) {
+    return first ? next : (h ^ next) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+  };
+  auto hex = [](uint64_t h) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(h));
+    return std::string(buf);
   };
   int exit_code = kExitOk;
   const auto started = std::chrono::steady_clock::now();
@@ -78,13 +87,16 @@ int cmd_check(int argc, const char* const* argv) {
   for (const std::string& s : schemes) {
     o.scheme = s;
     const bool correct = structure == "btree" || tuple_scheme_is_correct(s);
-    uint64_t total_ops = 0, bad_seeds = 0, findings = 0;
+    uint64_t total_ops = 0, bad_seeds = 0, findings = 0, trace_hash = 0;
+    std::map<uint64_t, uint64_t> seed_hash;
     std::map<std::string, uint64_t> by_relaxation;
     std::vector<std::pair<uint64_t, CheckFinding>> shown;
     for (int64_t i = 0; i < seeds; ++i) {
       const uint64_t seed = c.seed + static_cast<uint64_t>(i);
       set_replay_hint("replay: " + replay(s, seed));
       CheckSeedResult r = run_check_seed(c, o, seed);
+      trace_hash = fold(trace_hash, r.trace_hash, i == 0);
+      if (!r.findings.empty() && shown.size() < static_cast<size_t>(show)) seed_hash[seed] = r.trace_hash;
       total_ops += r.ops;
       if (!r.findings.empty()) ++bad_seeds;
       findings += r.findings.size();
@@ -107,12 +119,13 @@ int cmd_check(int argc, const char* const* argv) {
     if (json) {
       nlohmann::json j = {{"scheme", s}, {"correct", correct}, {"seeds", seeds}, {"first_seed", c.seed},
                           {"ops", total_ops}, {"bad_seeds", bad_seeds}, {"findings", findings},
-                          {"profile", c.semantics_profile}, {"by_relaxation", by_relaxation}};
+                          {"profile", c.semantics_profile}, {"by_relaxation", by_relaxation},
+                          {"trace_hash", hex(trace_hash)}};
       nlohmann::json list = nlohmann::json::array();
       for (const auto& [seed, fi] : shown)
         list.push_back({{"seed", seed}, {"kind", fi.kind}, {"detail", fi.detail},
                         {"relaxations", fi.relaxations}, {"causes", fi.causes},
-                        {"replay", replay(s, seed)}});
+                        {"replay", replay(s, seed)}, {"trace_hash", hex(seed_hash[seed])}});
       j["examples"] = list;
       std::printf("%s\n", j.dump().c_str());
     } else {

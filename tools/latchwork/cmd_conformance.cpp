@@ -59,7 +59,8 @@ int cmd_conformance(int argc, const char* const* argv) {
   size_t passed = 0, failed = 0, skipped = 0;
   nlohmann::json rows = nlohmann::json::array();
   for (const ConformanceCase* k : chosen) {
-    ConformanceResult r = run_conformance_case(c, k->full_name());
+    ConformanceResult r = run_conformance_case(c, k->full_name(), f.replay_args({"case", "list", "json", "seed"}) +
+                                                                      " --seed " + std::to_string(c.seed));
     switch (r.outcome) {
       case ConformanceResult::kPass:
         ++passed;
@@ -87,6 +88,10 @@ int cmd_conformance(int argc, const char* const* argv) {
       line += (r.outcome == ConformanceResult::kPass ? "  (" : " : ") + r.detail +
               (r.outcome == ConformanceResult::kPass ? ")" : "");
     std::printf("%s\n", line.c_str());
+    if (r.outcome == ConformanceResult::kFail)
+      std::printf("  replay: latchwork conformance --case %s%s --seed %llu\n", r.full_name().c_str(),
+                  f.replay_args({"case", "list", "json", "seed"}).c_str(),
+                  static_cast<unsigned long long>(c.seed));
     std::fflush(stdout);
   }
   if (json) {

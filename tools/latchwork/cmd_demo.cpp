@@ -17,11 +17,29 @@ int cmd_demo(int argc, const char* const* argv) {
   ClusterConfig defaults;
   ClusterFlags cluster(f, defaults);
   uint64_t ops = 4000;
-  f.add_uint("ops", &ops, "reads per torn-read run");
+  f.add_uint("ops", &ops, "reads per torn-read run", 1, 10'000'000);
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
   if (ops == 0 || ops > 10'000'000) return usage_error(f, "--ops must be between 1 and 10^7");
+  // Both parts' clusters are checked before anything runs (exit 2).
+  ClusterConfig lc = c;
+  lc.compute_nodes = 2;
+  lc.threads_per_node = 2;
+  lc.coroutines_per_thread = 4;
+  auto latch_options = [](LatchKind k) {
+    LatchCounterOptions o;
+    o.kind = k;
+    o.counters = 4;
+    o.ops_per_worker = 200;
+    o.read_percent = 20;
+    return o;
+  };
+  for (uint32_t size : {64u, 1024u})
+    if (std::string e = TornReadOptions{ConsistencyScheme::kVersioning, size, ops, 4, 4}.validate(c); !e.empty())
+      return usage_error(f, e);
+  if (std::string e = validate_latch_counter(lc, latch_options(LatchKind::kOptimistic)); !e.empty())
+    return usage_error(f, "part 2 (2 compute nodes x 2 threads x 4 coroutines): " + e);
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -51,18 +69,10 @@ int cmd_demo(int argc, const char* const* argv) {
       "   sequence), crc64 and farm (a version in every line) catch every torn read.\n\n"
       "2. Latches: 2 compute nodes x 2 threads x 4 coroutines increment 4 remote counters\n"
       "   (record: latch, A, B in separate lines), 20%% of operations read-only.\n\n");
-  ClusterConfig lc = c;
-  lc.compute_nodes = 2;
-  lc.threads_per_node = 2;
-  lc.coroutines_per_thread = 4;
   print_latch_header();
   for (LatchKind k : {LatchKind::kExclusive, LatchKind::kReaderWriter, LatchKind::kOptimistic}) {
-    LatchCounterOptions o;
-    o.kind = k;
-    o.counters = 4;
-    o.ops_per_worker = 200;
-    o.read_percent = 20;
-    LatchCounterResult r = run_latch_counter(lc, o);
+    LatchCounterResult r = run_latch_counter(lc, latch_options(k));
+    if (!r.error.empty()) std::fprintf(stderr, "latchwork demo: %s: %s\n", r.latch.c_str(), r.error.c_str());
     print_latch_row(r);
     std::fflush(stdout);
     if (!r.exact()) expected = false;

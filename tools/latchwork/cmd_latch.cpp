@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "cluster_flags.h"
 #include "commands.h"
@@ -23,7 +24,11 @@ int cmd_latch(int argc, const char* const* argv) {
                  "Every worker increments remote counters under a latch (and, with "
                  "--read-percent, reads them). Checks that the final counts are exact and that "
                  "no reader saw a half-done increment; reports throughput in virtual time (sim) "
-                 "and verbs per operation. Exits with 1 if a count is off.");
+                 "and verbs per operation. Exits with 1 if a count is off or an operation "
+                 "failed (a latch that gave up), with a replay command; 2 on bad input. Limits: "
+                 "at most 65536 workers (compute nodes x threads x coroutines); the queue pair "
+                 "(queue_depth, 256 unless a --config file sets it) must hold 4 work requests "
+                 "per coroutine; the counters (256 bytes each) must fit in the memory nodes.");
   ClusterConfig defaults;
   defaults.compute_nodes = 2;
   defaults.threads_per_node = 2;
@@ -35,7 +40,7 @@ int cmd_latch(int argc, const char* const* argv) {
   f.add_enum("latch", &latch, {"exclusive", "rw", "optimistic", "all"}, "latch to use");
   f.add_enum("scheme", &scheme, {"versioning", "crc64", "farm", "bookend"},
              "consistency check of the optimistic latch");
-  f.add_int("counters", &counters, "counter records", 1, 1 << 20);
+  f.add_int("counters", &counters, "counter records", 1, LatchCounterOptions::kMaxCounters);
   f.add_int("ops", &ops, "operations per worker", 1, 1 << 24);
   f.add_int("read-percent", &read_percent, "share of read-only operations", 0, 100);
   f.add_bool("json", &json, "print one JSON object per result");
@@ -61,9 +66,7 @@ int cmd_latch(int argc, const char* const* argv) {
   }
   ConsistencyScheme s;
   parse_scheme(scheme, &s);
-  if (!json) print_latch_header();
-  int exit_code = kExitOk;
-  for (LatchKind k : kinds) {
+  auto options_of = [&](LatchKind k) {
     LatchCounterOptions o;
     o.kind = k;
     o.scheme = s;
@@ -74,13 +77,32 @@ int cmd_latch(int argc, const char* const* argv) {
     // Each latch kind gets its own records: they differ in layout.
     if (!shared.empty()) o.shared_name = shared + "/" + to_string(k);
     o.barrier_timeout_ms = c.verbs.connect_timeout_ms * uint64_t{6};
-    set_replay_hint("replay: latchwork latch --latch " + std::string(to_string(k)) + " --seed " +
-                    std::to_string(c.seed) + " --profile " + c.semantics_profile);
+    return o;
+  };
+  // Bad input is found before anything runs (exit 2).
+  for (LatchKind k : kinds)
+    if (std::string e = validate_latch_counter(c, options_of(k)); !e.empty()) return usage_error(f, e);
+  if (!json) print_latch_header();
+  int exit_code = kExitOk;
+  for (LatchKind k : kinds) {
+    const LatchCounterOptions o = options_of(k);
+    // Every run-shaping flag given (the --config file first), one latch, the seed.
+    const std::string replay = "latchwork latch --latch " + std::string(to_string(k)) +
+                               f.replay_args({"latch", "seed", "json"}) + " --seed " + std::to_string(c.seed);
+    set_replay_hint("replay: " + replay);
     LatchCounterResult r = run_latch_counter(c, o);
-    if (!r.exact()) exit_code = kExitCheckFailed;
-    if (!r.error.empty()) std::fprintf(stderr, "latchwork latch: %s\n", r.error.c_str());
-    if (json) std::printf("%s\n", r.to_json().c_str());
-    else print_latch_row(r);
+    if (!r.exact()) {
+      exit_code = kExitCheckFailed;
+      std::fprintf(stderr, "latchwork latch: %s: %s\n  replay: %s\n", r.latch.c_str(),
+                   r.error.empty() ? "the counts are not exact" : r.error.c_str(), replay.c_str());
+    }
+    if (json) {
+      nlohmann::json j = nlohmann::json::parse(r.to_json());
+      j["replay"] = replay;
+      std::printf("%s\n", j.dump().c_str());
+    } else {
+      print_latch_row(r);
+    }
     if (!json && r.processes > 1)
       std::printf("  %u processes: counters sum to %llu, the tally of all processes is %llu (%s)\n",
                   r.processes, static_cast<unsigned long long>(r.counted),

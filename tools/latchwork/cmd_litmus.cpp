@@ -19,13 +19,16 @@ int cmd_litmus(int argc, const char* const* argv) {
   bool json = false;
   f.add_enum("profile", &profile, {"spec", "connectx", "sequential", "all"}, "semantics profile");
   f.add_string("test", &test, "run one test by name (default: all)");
-  f.add_uint("seeds", &seeds, "executions (seeds) per test");
-  f.add_uint("first-seed", &first_seed, "seed of the first execution");
+  f.add_uint("seeds", &seeds, "executions (seeds) per test", 1, 10'000'000);
+  f.add_uint("first-seed", &first_seed, "seed of the first execution (the last, first-seed + seeds - 1, "
+             "must not pass 2^64 - 1)");
   f.add_bool("json", &json, "print one JSON object per test and profile");
   std::string test_list = "\ntests:\n";
   for (const LitmusTest& t : litmus_tests()) test_list += "  " + t.name + ": " + t.rule + "\n";
   if (int code; !parse_or_exit(f, argc, argv, &code, test_list)) return code;
   if (seeds == 0 || seeds > 10'000'000) return usage_error(f, "--seeds must be between 1 and 10^7");
+  if (first_seed > UINT64_MAX - (seeds - 1))
+    return usage_error(f, "--first-seed + --seeds - 1 must be at most 2^64 - 1 (the last seed would wrap to 0)");
   std::vector<const LitmusTest*> chosen;
   for (const LitmusTest& t : litmus_tests())
     if (test == "all" || test == t.name) chosen.push_back(&t);
@@ -41,12 +44,21 @@ int cmd_litmus(int argc, const char* const* argv) {
       Semantics sem;
       Semantics::from_profile(p, &sem);
       const bool weak_allowed = !t->weak.empty() && sem.*(t->relaxation);
-      if (!r.violations.empty()) exit_code = kExitCheckFailed;
+      if (!r.violations.empty()) {
+        exit_code = kExitCheckFailed;
+        std::fprintf(stderr, "latchwork litmus: %s on %s: outcome %s is not allowed\n  replay: latchwork litmus "
+                     "--test %s --profile %s --seeds 1 --first-seed %llu\n",
+                     t->name.c_str(), p.c_str(), r.violations[0].c_str(), t->name.c_str(), p.c_str(),
+                     static_cast<unsigned long long>(r.violation_seed));
+      }
       if (json) {
         nlohmann::json j = {{"test", t->name}, {"profile", p}, {"runs", r.runs},
                             {"outcomes", r.outcomes}, {"weak", t->weak},
                             {"weak_allowed", weak_allowed}, {"weak_seen", r.weak_seen},
                             {"violations", r.violations}};
+        char hash[24];
+        std::snprintf(hash, sizeof hash, "0x%016llx", static_cast<unsigned long long>(r.trace_hash));
+        j["trace_hash"] = hash;
         std::printf("%s\n", j.dump().c_str());
         continue;
       }

@@ -17,24 +17,32 @@ namespace {
 std::atomic<bool> g_stop{false};
 extern "C" void on_stop_signal(int) { g_stop.store(true); }
 
-// "64M", "1G", "4096": bytes with an optional K/M/G (binary) suffix.
+// The largest --size (MemnodeOptions::validate checks [1 MiB, 1 TiB]).
+constexpr uint64_t kMaxMemnodeBytes = 1ull << 40;
+
+// "64M", "1G", "4096": bytes with an optional K/M/G/T (binary) suffix.
 std::string parse_bytes(const std::string& text, uint64_t* out) {
   if (text.empty()) return "size is empty";
   size_t digits = text.find_first_not_of("0123456789");
   if (digits == 0) return "size \"" + text + "\" must start with a number";
   if (digits != std::string::npos && digits + 1 != text.size())
     return "size \"" + text + "\": use a number with an optional K, M or G suffix";
-  if (text.size() > 15) return "size \"" + text + "\" is too large";
-  uint64_t v = std::stoull(text.substr(0, digits));
+  if (text.size() > 15) return "size \"" + text + "\" is too large (at most 1T)";
+  const uint64_t v = std::stoull(text.substr(0, digits));
+  unsigned shift = 0;
   if (digits != std::string::npos) {
     switch (text[digits]) {
-      case 'K': case 'k': v <<= 10; break;
-      case 'M': case 'm': v <<= 20; break;
-      case 'G': case 'g': v <<= 30; break;
-      default: return "size \"" + text + "\": unknown suffix (K, M or G)";
+      case 'K': case 'k': shift = 10; break;
+      case 'M': case 'm': shift = 20; break;
+      case 'G': case 'g': shift = 30; break;
+      case 'T': case 't': shift = 40; break;
+      default: return "size \"" + text + "\": unknown suffix (K, M, G or T)";
     }
   }
-  *out = v;
+  // 17179869185G must not wrap around to 1G.
+  if (v > (kMaxMemnodeBytes >> shift))
+    return "size \"" + text + "\" is too large (at most 1T)";
+  *out = v << shift;
   return {};
 }
 
@@ -50,12 +58,17 @@ int cmd_memnode(int argc, const char* const* argv) {
   std::string listen = "127.0.0.1:7471", size = "64M", device, huge = "auto";
   int64_t port = 1, gid_index = -1;
   f.add_string("listen", &listen, "HOST:PORT for the TCP set-up exchange");
-  f.add_string("size", &size, "registered memory, e.g. 64M or 1G");
+  f.add_string("size", &size, "registered memory, e.g. 64M or 1G, in [1M, 1T]");
   f.add_string("device", &device, "RDMA device (default: the first, e.g. rxe0 or mlx5_0)");
   f.add_int("ib-port", &port, "device port", 1, 255);
   f.add_int("gid-index", &gid_index, "GID index (-1: RoCE v2 with an IPv4 address)", -1, 1023);
   f.add_enum("huge-pages", &huge, {"auto", "on", "off"}, "back the memory with 2 MiB pages");
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
+  // Bad input is reported first, with or without the verbs backend.
+  uint64_t bytes = 0;
+  if (std::string e = parse_bytes(size, &bytes); !e.empty()) return usage_error(f, "--size: " + e);
+  if (bytes < (1u << 20) || bytes > kMaxMemnodeBytes)
+    return usage_error(f, "--size must be in [1M, 1T], got " + size);
 #ifndef LW_HAVE_VERBS
   (void)port;
   (void)gid_index;
@@ -64,7 +77,7 @@ int cmd_memnode(int argc, const char* const* argv) {
 #else
   MemnodeOptions o;
   if (std::string e = parse_host_port(listen, &o.listen); !e.empty()) return usage_error(f, "--listen: " + e);
-  if (std::string e = parse_bytes(size, &o.bytes); !e.empty()) return usage_error(f, "--size: " + e);
+  o.bytes = bytes;
   o.device = device;
   o.ib_port = static_cast<uint32_t>(port);
   o.gid_index = static_cast<int32_t>(gid_index);

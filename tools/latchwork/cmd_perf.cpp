@@ -33,7 +33,11 @@ int cmd_perf(int argc, const char* const* argv) {
                  "reports throughput (Mops, GB/s) and latency percentiles over a measurement "
                  "window. On the sim backend times are virtual and come from the NIC model named "
                  "by --profile; on the threads backend they are wall-clock times of real threads "
-                 "(no NIC mechanisms). Comma lists in --threads and --size run a sweep.");
+                 "(no NIC mechanisms). Comma lists in --threads and --size run a sweep. Limits: "
+                 "--depth at most the queue pair's queue_depth (256 unless a --config file sets "
+                 "it); compute nodes x threads x depth at most 65536 workers; workers x size at "
+                 "most 1 GiB of buffers; stride + padding at most 2^30; the targets must fit in "
+                 "a memory node. Exits 2 on bad input, 1 if a verb fails.");
   ClusterConfig defaults;
   defaults.nic.profile = "cx5-100g";
   defaults.set_profile("connectx");
@@ -49,9 +53,11 @@ int cmd_perf(int argc, const char* const* argv) {
   f.add_string("threads", &threads_list, "threads per compute node; a comma list runs a sweep");
   f.add_string("size", &size_list, "bytes per READ/WRITE (atomics are 8); a comma list runs a sweep");
   f.add_int("depth", &depth, "outstanding verbs per thread (one coroutine each)", 1, 1024);
-  f.add_uint("stride", &stride, "bytes between consecutive workers' targets");
-  f.add_uint("padding", &padding, "extra bytes per stride (8 breaks lock-table collisions)");
-  f.add_uint("random-region", &random_region, "target a random address in this many bytes per op");
+  f.add_uint("stride", &stride, "bytes between consecutive workers' targets", 1, PerfOptions::kMaxStep);
+  f.add_uint("padding", &padding, "extra bytes per stride (8 breaks lock-table collisions)", 0,
+             PerfOptions::kMaxStep);
+  f.add_uint("random-region", &random_region, "target a random address in this many bytes per op", 0,
+             ClusterConfig::kMaxMemoryNodeBytes);
   f.add_bool("contended", &contended, "every worker targets the same word");
   f.add_bool("device-memory", &device, "targets in the memory node's on-chip device memory");
   std::string target = "memory";
@@ -59,8 +65,8 @@ int cmd_perf(int argc, const char* const* argv) {
              "where the targets live: the memory nodes; the programmable switch's registers (Jasny "
              "§5.4, half a round trip, no lock table); or a SmartNIC whose cores serve each verb as an "
              "RPC (§5.2). The device is added to the simulated cluster");
-  f.add_uint("warmup-us", &warmup_us, "warm-up before measuring (microseconds)");
-  f.add_uint("measure-us", &measure_us, "measurement window (microseconds)");
+  f.add_uint("warmup-us", &warmup_us, "warm-up before measuring (microseconds)", 0, 1'000'000);
+  f.add_uint("measure-us", &measure_us, "measurement window (microseconds)", 1, 1'000'000);
   f.add_bool("json", &json, "one JSON object per result instead of a table");
 
   // The verb comes first, as in `latchwork perf cas --contended`.
@@ -120,6 +126,7 @@ int cmd_perf(int argc, const char* const* argv) {
                 c.semantics_profile.c_str(), static_cast<unsigned long long>(c.seed));
     print_header();
   }
+  int exit_code = kExitOk;
   const size_t points = threads.size() * sizes.size();
   size_t done = 0;
   for (uint64_t t : threads) {
@@ -130,6 +137,10 @@ int cmd_perf(int argc, const char* const* argv) {
       if (points > 1) std::fprintf(stderr, "[%zu/%zu] threads=%llu size=%llu\n", ++done, points,
                                    static_cast<unsigned long long>(t), static_cast<unsigned long long>(s));
       const PerfResult r = run_perf(point, po);
+      if (!r.ok()) {
+        std::fprintf(stderr, "latchwork perf: %s\n", r.error.c_str());
+        exit_code = kExitCheckFailed;
+      }
       if (json) {
         std::printf("{\"threads\":%llu,\"size\":%llu,\"depth\":%lld,\"compute_nodes\":%u,"
                     "\"memory_nodes\":%u,\"profile\":\"%s\",\"qp_policy\":\"%s\",\"result\":%s}\n",
@@ -142,7 +153,7 @@ int cmd_perf(int argc, const char* const* argv) {
       std::fflush(stdout);
     }
   }
-  return kExitOk;
+  return exit_code;
 }
 
 }  // namespace lw::tool

@@ -1,4 +1,10 @@
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +18,8 @@
 #ifndef LW_PLOT_SCRIPT
 #define LW_PLOT_SCRIPT "tools/plot/plot_repro.py"
 #endif
+
+extern char** environ;
 
 namespace lw::tool {
 namespace {
@@ -72,6 +80,32 @@ void print_comparison(const ReproResult& r) {
   std::printf("%llu simulated verbs in %.2f s (%.2f M verbs per wall second)\n",
               static_cast<unsigned long long>(r.verbs), r.wall_seconds,
               r.wall_seconds > 0 ? static_cast<double>(r.verbs) / r.wall_seconds / 1e6 : 0.0);
+}
+
+// Runs `argv[0]` (looked up on PATH) with exactly these arguments — no shell,
+// so no quoting: a path may hold any character. Waits for it; returns its
+// exit status, or -1 (with *error set) if it could not be started or was
+// killed by a signal.
+int run_program(const std::vector<std::string>& args, std::string* error) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
+  if (rc != 0) {
+    *error = "cannot start " + args[0] + ": " + std::strerror(rc);
+    return -1;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      *error = std::string("waiting for ") + args[0] + ": " + std::strerror(errno);
+      return -1;
+    }
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  *error = args[0] + " was killed by signal " + std::to_string(WTERMSIG(status));
+  return -1;
 }
 
 bool write_file(const std::filesystem::path& p, const std::string& text) {
@@ -146,10 +180,17 @@ int cmd_repro(int argc, const char* const* argv) {
     if (!json) print_comparison(r);
     for (const auto& c : r.comparisons) all_ok = all_ok && c.within;
     if (!no_plot) {
-      const std::string cmd = "'" + python + "' '" + plot_script + "' '" + json_path + "' '" + png_path + "'";
-      if (std::system(cmd.c_str()) != 0)
-        std::fprintf(stderr, "latchwork: plotting failed (needs python3-matplotlib; see scripts/bootstrap.sh): %s\n",
-                     cmd.c_str());
+      // An argument vector, not a shell command: a quote or `$(...)` in a
+      // path is just a character of that path.
+      const std::vector<std::string> cmd = {python, plot_script, json_path, png_path};
+      std::string err;
+      const int rc = run_program(cmd, &err);
+      if (rc != 0) {
+        std::string shown;
+        for (const std::string& a : cmd) shown += (shown.empty() ? "" : " ") + cli::shell_quote(a);
+        std::fprintf(stderr, "latchwork: plotting failed (%s; needs python3-matplotlib; see scripts/bootstrap.sh): %s\n",
+                     err.empty() ? ("exit status " + std::to_string(rc)).c_str() : err.c_str(), shown.c_str());
+      }
       else if (!json)
         std::printf("wrote %s.{csv,json,png}\n", base.string().c_str());
     } else if (!json) {

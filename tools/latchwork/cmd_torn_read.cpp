@@ -58,7 +58,7 @@ int cmd_torn_read(int argc, const char* const* argv) {
   f.add_enum("scheme", &scheme, {"bookend", "versioning", "crc64", "farm", "all"},
              "consistency check of the optimistic reads");
   f.add_string("size", &sizes, "block bytes, a multiple of 64; a comma list runs a sweep");
-  f.add_uint("ops", &ops, "reads per run");
+  f.add_uint("ops", &ops, "reads per run", 1, 1ull << 32);
   f.add_int("readers", &readers, "reader coroutines", 1, 256);
   f.add_int("slots", &slots, "blocks the writer cycles through", 1, 4096);
   f.add_bool("json", &json, "print one JSON object per result instead of a table");
@@ -68,6 +68,11 @@ int cmd_torn_read(int argc, const char* const* argv) {
   std::vector<uint32_t> size_list;
   if (std::string e = parse_sizes(sizes, &size_list); !e.empty()) return usage_error(f, e);
   if (ops == 0 || ops > (1ull << 32)) return usage_error(f, "--ops must be between 1 and 2^32");
+  for (uint32_t size : size_list) {
+    TornReadOptions probe{ConsistencyScheme::kVersioning, size, ops, static_cast<uint32_t>(readers),
+                          static_cast<uint32_t>(slots)};
+    if (std::string e = probe.validate(c); !e.empty()) return usage_error(f, e);
+  }
 
   std::vector<ConsistencyScheme> schemes;
   if (scheme == "all") {
@@ -89,9 +94,8 @@ int cmd_torn_read(int argc, const char* const* argv) {
     for (uint32_t size : size_list) {
       TornReadOptions o{s, size, ops, static_cast<uint32_t>(readers), static_cast<uint32_t>(slots)};
       set_replay_hint("replay: latchwork torn-read --scheme " + std::string(to_string(s)) +
-                      " --size " + std::to_string(size) + " --backend " + c.backend +
-                      " --profile " + c.semantics_profile + " --seed " + std::to_string(c.seed) +
-                      " --ops " + std::to_string(ops));
+                      " --size " + std::to_string(size) + f.replay_args({"scheme", "size", "seed", "json"}) +
+                      " --seed " + std::to_string(c.seed));
       TornReadResult r = run_torn_read(c, o);
       if (json) std::printf("%s\n", r.to_json().c_str());
       else print_torn_row(r);

@@ -12,14 +12,22 @@
 
 namespace lw::cli {
 
+// `text` quoted for a POSIX shell when it needs it ("a b" -> 'a b').
+std::string shell_quote(const std::string& text);
+
 class FlagSet {
  public:
   FlagSet(std::string command, std::string description);
 
   void add_int(std::string name, int64_t* out, std::string help, int64_t min = INT64_MIN,
                int64_t max = INT64_MAX);
-  void add_uint(std::string name, uint64_t* out, std::string help);
-  void add_double(std::string name, double* out, std::string help);
+  // Numbers are parsed whole (no sign on unsigned flags, no whitespace, no
+  // wrap-around) and checked against [min, max]; --help shows the range.
+  void add_uint(std::string name, uint64_t* out, std::string help, uint64_t min = 0,
+                uint64_t max = UINT64_MAX);
+  // A finite number in [min, max] (no NaN or infinity).
+  void add_double(std::string name, double* out, std::string help, double min = -1e300,
+                  double max = 1e300);
   void add_string(std::string name, std::string* out, std::string help);
   void add_bool(std::string name, bool* out, std::string help);  // --name or --name=true|false
   void add_enum(std::string name, std::string* out, std::vector<std::string> allowed,
@@ -33,6 +41,12 @@ class FlagSet {
   const std::vector<std::string>& positional() const { return positional_; }
   std::string help_text() const;
 
+  // The flags that were given, with their values, in the order they were
+  // registered, each as " --name value" shell-quoted: the part of a replay
+  // command that reproduces this run. Flags in `skip` are left out (the
+  // caller writes them, e.g. a single seed).
+  std::string replay_args(const std::set<std::string>& skip = {}) const;
+
  private:
   enum class Type { kInt, kUint, kDouble, kString, kBool, kEnum };
   struct Flag {
@@ -43,6 +57,8 @@ class FlagSet {
     std::string default_text;
     int64_t min = 0, max = 0;
     std::vector<std::string> allowed;
+    uint64_t umin = 0, umax = UINT64_MAX;
+    double dmin = -1e300, dmax = 1e300;
   };
   Flag* find(std::string_view name);
   std::string assign(Flag& f, const std::string& value);

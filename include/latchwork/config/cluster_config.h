@@ -87,11 +87,53 @@ struct ClusterConfig {
   ThreadsConfig threads;
   VerbsConfig verbs;
 
-  // Limits that validation enforces.
+  // Limits that validation enforces (one place for each bound; the flags,
+  // the JSON reader and --help take them from here).
   static constexpr uint32_t kMaxNodes = 1024;
   static constexpr uint32_t kMaxThreadsPerNode = 1024;
   static constexpr uint32_t kMaxCoroutinesPerThread = 1024;
-  static constexpr uint64_t kMaxMemoryNodeBytes = 1ull << 40;
+  // compute_nodes x threads_per_node x coroutines_per_thread: every worker is
+  // a coroutine frame and its buffers in this process.
+  static constexpr uint64_t kMaxWorkers = 1ull << 16;
+  // A node's first 4096 bytes are reserved (no valid address is null;
+  // NodeMemory::kReservedBytes, checked by a static_assert), so a node needs
+  // at least one more page.
+  static constexpr uint64_t kMinMemoryNodeBytes = 8192;
+  // Simulated memory is virtual (mapped on demand): at most 16 GiB per node
+  // and 16 GiB over all memory nodes (memory_nodes x memory_node_bytes).
+  static constexpr uint64_t kMaxMemoryNodeBytes = 1ull << 34;
+  static constexpr uint64_t kMaxTotalMemoryBytes = 1ull << 34;
+  static constexpr uint64_t kMaxDeviceMemoryBytes = 1ull << 30;
+  // Outstanding work requests per queue pair. Every coroutine of a thread
+  // may have one submission outstanding on its thread's queue pair, so the
+  // queue must hold coroutines_per_thread x (work requests per submission);
+  // the library's operations (latches, optimistic blocks, tuples, B-tree)
+  // have at most kMaxBatchWrs work requests outstanding per coroutine (a
+  // batch of up to 3 and an unsignaled unlatch). Commands running them check
+  // check_queue_depth(kMaxBatchWrs); validate() checks one per coroutine.
+  static constexpr uint32_t kMaxBatchWrs = 4;
+  static constexpr uint32_t kMinQueueDepth = 1;
+  static constexpr uint32_t kMaxQueueDepth = 1u << 16;
+  // Latencies and windows of the timing model and the semantics (virtual
+  // ns): at most one second each, so that no sum of them can overflow the
+  // simulator's clock.
+  static constexpr Nanos kMaxLatencyNs = 1'000'000'000;
+  // The semantics' relaxation windows (read_spread_ns, write_line_gap_ns,
+  // atomic_window_ns): at most 1 ms, a thousand round trips (the model's
+  // defaults are hundreds of ns; `check` sweeps up to 30 us). Wider windows
+  // only make latches spin until they give up.
+  static constexpr Nanos kMaxWindowNs = 1'000'000;
+  // Config, cluster and NIC profile files larger than this are refused
+  // before they are read.
+  static constexpr uint64_t kMaxConfigFileBytes = lw::kMaxConfigFileBytes;
+
+  uint64_t total_workers() const {
+    return total_compute_threads() * coroutines_per_thread;
+  }
+  // "" when every thread's queue pair holds `wrs_per_coroutine` outstanding
+  // work requests of each of its coroutines, else a message naming
+  // queue_depth and coroutines_per_thread.
+  std::string check_queue_depth(uint64_t wrs_per_coroutine) const;
 
   // Smart network hardware is numbered after the memory nodes (network_devices.h).
   static constexpr NodeId kNoNode = static_cast<NodeId>(~0u);

@@ -36,6 +36,14 @@ struct ClusterFile {
   static std::string load(const std::string& path, ClusterFile* out);
 };
 
+// Config, cluster and NIC profile files larger than this are refused before
+// they are read (a device such as /dev/zero must not be read forever).
+inline constexpr uint64_t kMaxConfigFileBytes = 1ull << 20;
+
+// Reads a regular file of at most kMaxConfigFileBytes into *out; an error
+// message naming `what` and the path, or "".
+std::string read_config_file(const std::string& what, const std::string& path, std::string* out);
+
 // "HOST:PORT" with a non-zero port; an error message or "".
 std::string parse_host_port(const std::string& text, MemoryNodeAddress* out);
 

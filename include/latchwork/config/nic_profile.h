@@ -81,9 +81,15 @@ struct NicParams {
     const char* meaning;
     enum class Kind { kDouble, kUint32, kNanos } kind;
     size_t offset;
+    double min, max;  // the allowed range, checked before a value is stored
   };
   static const std::vector<Field>& fields();
+  static const Field* find_field(const std::string& name);
+  // "" when `v` fits the field (finite, within [min, max], an integer for
+  // integer fields), else a message naming the parameter and its range.
+  static std::string check_value(const Field& f, double v);
   double get(const Field& f) const;
+  // Stores `v`, which check_value accepted.
   void set(const Field& f, double v);
 };
 

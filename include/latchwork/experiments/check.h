@@ -26,6 +26,10 @@ struct CheckOptions {
   uint32_t read_percent = 50;
   uint32_t max_attempts = 400;  // latch and validation retries before giving up
   std::string validate() const;
+  // validate(), and the seeds' cluster built from `base` is valid, its queue
+  // pairs hold the scheme's outstanding work requests and the structure fits
+  // in its memory (a dry run of the set-up): "" or a message (exit 2).
+  std::string validate(const ClusterConfig& base) const;
 };
 
 struct CheckFinding {

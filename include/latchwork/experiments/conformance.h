@@ -44,7 +44,11 @@ const std::vector<ConformanceCase>& conformance_cases();
 // built from `base` (its backend, semantics, seed and memory nodes; a case may
 // change threads, coroutines and queue depth for itself). An unknown name
 // gives kFail saying so.
-ConformanceResult run_conformance_case(const ClusterConfig& base, const std::string& name);
+// `replay_flags`: the command's flags that shaped `base` (" --config F
+// --seed 3"), for the replay line printed if the case aborts; "" spells out
+// backend, profile and seed.
+ConformanceResult run_conformance_case(const ClusterConfig& base, const std::string& name,
+                                       const std::string& replay_flags = {});
 
 // Runs every case whose "group/name" contains `filter` ("" = all).
 std::vector<ConformanceResult> run_conformance(const ClusterConfig& base,

@@ -40,6 +40,11 @@ struct LatchCounterOptions {
   uint32_t processes = 1;
   std::string shared_name;
   uint64_t barrier_timeout_ms = 60'000;
+
+  static constexpr uint32_t kMaxCounters = 1u << 20;
+  // Room on a memory node besides the records (its reserved first page and
+  // the allocator's alignment).
+  static constexpr uint64_t kNodeOverheadBytes = 8192;
 };
 
 // The single-process options in one call.
@@ -85,6 +90,10 @@ struct LatchCounterResult {
   std::string to_json() const;
 };
 
+// "" when the run fits its cluster (queue depth, memory for the records),
+// else a message for the user (bad input, exit 2).
+std::string validate_latch_counter(const ClusterConfig& cluster, const LatchCounterOptions& o);
+// Never aborts on a failed operation: `error` says what failed (exit 1).
 LatchCounterResult run_latch_counter(const ClusterConfig& cluster, const LatchCounterOptions& o);
 
 }  // namespace lw

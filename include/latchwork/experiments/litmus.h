@@ -41,6 +41,8 @@ struct LitmusReport {
   std::map<std::string, uint64_t> outcomes;
   std::vector<std::string> violations;  // outcomes seen that the profile forbids
   bool weak_seen = false;
+  uint64_t trace_hash = 0;  // the executions' hashes folded (one seed: its run's hash)
+  uint64_t violation_seed = 0;  // the seed of the first violation (when there is one)
 };
 
 // Runs `test` for seeds first_seed .. first_seed+seeds-1 under `profile`.

@@ -33,6 +33,10 @@ struct PerfOptions {
   Nanos warmup_ns = 100'000;   // not measured (sim: virtual ns)
   Nanos measure_ns = 500'000;  // the measurement window
   uint64_t max_ops_per_worker = 10'000'000;  // a bound on every worker's loop
+
+  // Bounds validate_perf enforces (documented in `latchwork perf --help`).
+  static constexpr uint64_t kMaxStep = 1ull << 30;          // stride + padding
+  static constexpr uint64_t kMaxBufferBytes = 1ull << 30;   // workers x size: local buffers
 };
 
 struct PerfResult {
@@ -47,6 +51,10 @@ struct PerfResult {
   double wall_seconds = 0;
   double sim_verbs_per_wall_second = 0;  // simulator speed (sim only)
   std::map<std::string, double> counters;  // NIC model counters (sim only)
+  uint64_t trace_hash = 0;  // identifies the execution (sim only)
+  std::string error;        // a verb failed (its status); the numbers are incomplete
+
+  bool ok() const { return error.empty(); }
 
   std::string to_json() const;
 };

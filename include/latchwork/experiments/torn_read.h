@@ -24,6 +24,9 @@ struct TornReadOptions {
   uint32_t slots = 4;      // blocks the writer cycles through
 
   std::string validate() const;
+  // validate(), and the run's cluster built from `base` is valid and its
+  // queue pairs hold every reader's outstanding work requests.
+  std::string validate(const ClusterConfig& base) const;
 };
 
 struct TornReadResult {
