@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <cstring>
 
 #include "latchwork/sim/sim_backend.h"
@@ -30,6 +32,8 @@ Outcome increments(B& b, LatchOptimization level, LatchMode mode, LatchLayout la
   const RemoteAddr region = b.allocate(0, l.region_bytes(tuples), 4096);
   const RemoteAddr latches = layout == LatchLayout::kDecoupled ? b.allocate(0, l.latch_array_bytes(tuples), 64) : RemoteAddr();
   Outcome r;
+  // Workers of the threads backend run on several OS threads: count atomically.
+  std::atomic<uint64_t> done{0}, gave_up{0};
   RetryPolicy policy;
   policy.max_attempts = 2000;
   b.spawn_compute([&](Worker& w) -> Task<void> {
@@ -54,13 +58,15 @@ Outcome increments(B& b, LatchOptimization level, LatchMode mode, LatchLayout la
           std::memcpy(d.data(), &a, 8);
           std::memcpy(d.data() + d.size() - 8, &a, 8);
         }, nullptr, policy);
-        if (ok(s)) ++r.done;
+        if (ok(s)) done.fetch_add(1, std::memory_order_relaxed);
       }
-      if (s == Status::kRetryExhausted) ++r.gave_up;
+      if (s == Status::kRetryExhausted) gave_up.fetch_add(1, std::memory_order_relaxed);
       else EXPECT_EQ(s, Status::kOk);
     }
   });
   r.elapsed = b.run().elapsed_ns;
+  r.done = done.load();
+  r.gave_up = gave_up.load();
   for (uint32_t k = 0; k < tuples; ++k) r.counted += b.host_load(l.data(region, k));
   return r;
 }
@@ -94,7 +100,7 @@ TEST(PessimisticTuple, EveryLevelAndLayoutIsExactOnTheSimulatorOverSeeds) {
 TEST(PessimisticTuple, EveryLevelIsExactOnRealThreads) {
   for (LatchOptimization level : kCorrectLevels) {
     ClusterConfig c;
-        c.memory_node_bytes = 1 << 20;  // small nodes: quick set-up
+    c.memory_node_bytes = 1 << 20;  // small nodes: quick set-up
     c.backend = "threads";
     c.compute_nodes = 1;
     c.threads_per_node = 4;
@@ -111,7 +117,7 @@ TEST(PessimisticTuple, EachOptimizationSavesRoundTripsSingleThreaded) {
   Nanos previous = 0;
   for (LatchOptimization level : kCorrectLevels) {
     ClusterConfig c;
-        c.memory_node_bytes = 1 << 20;  // small nodes: quick set-up
+    c.memory_node_bytes = 1 << 20;  // small nodes: quick set-up
     SimBackend sim(c);
     Outcome r = increments(sim, level, LatchMode::kReaderWriter, LatchLayout::kHeader, 1, 100, 0);
     EXPECT_EQ(r.counted, 100u);
