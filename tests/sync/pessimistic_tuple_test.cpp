@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-
 #include <cstring>
 
 #include "latchwork/sim/sim_backend.h"
