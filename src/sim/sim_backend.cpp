@@ -1,5 +1,6 @@
 // Set-up, the event loop and coroutine scheduling of the simulator.
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -17,6 +18,7 @@ SimBackend::Impl::Impl(const ClusterConfig& c)
   std::string err = cfg.validate();
   LW_CHECK_MSG(err.empty(), "invalid cluster config: " + err);
   timing = make_timing_model(cfg);
+  event_limit = cfg.budget.max_events;
   for (uint32_t m = 0; m < cfg.memory_nodes; ++m)
     memory.push_back(std::make_unique<sim::MemoryNode>(cfg.memory_node_bytes, cfg.device_memory_bytes));
   // Smart network hardware after the memory nodes, in the order of
@@ -143,16 +145,51 @@ RunStats SimBackend::run() {
     s.events.push(s.draw(s.cfg.timing.jitter_ns + 1), EventKind::kWake, co.get());
   }
   uint64_t processed = 0;
+  std::string exhausted;
+  // Progress on stderr for long runs: the wall clock is only read here, every
+  // 2^16 events, to decide when to print; no simulated decision depends on it.
+  auto next_progress = wall_start + std::chrono::seconds(s.cfg.budget.progress_seconds);
   while (!s.events.empty()) {
+    if (processed >= s.event_limit) {
+      std::ostringstream os;
+      os << "the run reached its event budget of " << s.event_limit << " events at virtual time "
+         << s.now << " ns before every worker finished (a livelock, or a workload too large for "
+         << "the budget): raise --max-events or \"budget\": {\"max_events\"} in the config, or "
+         << "shrink the workload (--ops, --threads, --coroutines, --compute-nodes)";
+      exhausted = os.str();
+      break;
+    }
     Event e = s.events.pop();
+    if (e.time > s.cfg.budget.max_virtual_ns) {
+      std::ostringstream os;
+      os << "the run reached its virtual-time budget of " << s.cfg.budget.max_virtual_ns
+         << " ns after " << processed << " events before every worker finished: raise "
+         << "--max-virtual-ms or \"budget\": {\"max_virtual_ns\"} in the config, or shrink "
+         << "the workload or the timing fields";
+      exhausted = os.str();
+      break;
+    }
     LW_CHECK(e.time >= s.now);
     s.now = e.time;
     s.trace.mix(e.time);
     s.trace.mix((e.seq << 4) | static_cast<uint64_t>(e.kind));
     s.dispatch(e);
-    LW_CHECK_MSG(++processed <= s.event_limit, "event limit reached: a runaway simulation");
+    ++processed;
+    if (s.cfg.budget.progress_seconds != 0 && (processed & 0xffff) == 0) {
+      auto wall = std::chrono::steady_clock::now();
+      if (wall >= next_progress) {
+        next_progress = wall + std::chrono::seconds(s.cfg.budget.progress_seconds);
+        std::fprintf(stderr,
+                     "latchwork sim: %llu events (budget %llu), virtual time %.3f ms, %u of %zu "
+                     "workers finished, %.0f s wall\n",
+                     static_cast<unsigned long long>(processed),
+                     static_cast<unsigned long long>(s.event_limit), static_cast<double>(s.now) / 1e6,
+                     static_cast<unsigned>(s.finished), s.coroutines.size(),
+                     std::chrono::duration<double>(wall - wall_start).count());
+      }
+    }
   }
-  if (s.finished != s.coroutines.size()) {
+  if (exhausted.empty() && s.finished != s.coroutines.size()) {
     std::ostringstream os;
     os << "deadlock: " << (s.coroutines.size() - s.finished) << " of " << s.coroutines.size()
        << " coroutines are suspended with nothing left to wake them";
@@ -164,6 +201,7 @@ RunStats SimBackend::run() {
   stats.verbs = s.verbs;
   stats.events = processed;
   stats.trace_hash = s.trace.value();
+  stats.budget_exhausted = std::move(exhausted);
   s.timing->report(&stats.counters);
   for (const auto& [name, value] : s.sw.counters) stats.counters[name] = value;
   stats.wall_seconds =
