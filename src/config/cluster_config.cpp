@@ -97,9 +97,7 @@ std::string NicConfig::resolve(NicProfile* out) const {
     for (const auto& f : NicParams::fields())
       if (name == f.name) field = &f;
     if (!field) return "unknown nic parameter \"" + name + "\"";
-    if (value < 0 || (field->kind != NicParams::Field::Kind::kDouble && value != static_cast<double>(static_cast<uint64_t>(value))))
-      return "nic parameter " + name + " must be a non-negative" +
-             (field->kind == NicParams::Field::Kind::kDouble ? " number" : " integer");
+    if (std::string e = NicParams::value_error(*field, value); !e.empty()) return e;
     p.params.set(*field, value);
     p.sources[name] = "overridden by the run's config";
   }

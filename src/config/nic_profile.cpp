@@ -69,6 +69,18 @@ double NicParams::get(const Field& f) const {
   return 0;
 }
 
+std::string NicParams::value_error(const Field& f, double v) {
+  const std::string name = std::string("nic parameter \"") + f.name + "\"";
+  if (!(v >= 0) || !std::isfinite(v)) return name + " must be a finite non-negative number";
+  if (f.kind == Kind::kDouble) return {};
+  // 2^32 and 2^64 are exact doubles; values at or above them do not fit.
+  const double limit = f.kind == Kind::kUint32 ? 4294967296.0 : 18446744073709551616.0;
+  if (v != std::floor(v) || v >= limit)
+    return name + " must be a non-negative integer below " +
+           (f.kind == Kind::kUint32 ? "2^32" : "2^64");
+  return {};
+}
+
 void NicParams::set(const Field& f, double v) {
   auto* base = reinterpret_cast<std::byte*>(this) + f.offset;
   switch (f.kind) {
@@ -157,8 +169,7 @@ std::string NicProfile::from_json(const std::string& text, NicProfile* out) {
         !e.contains("source") || !e["source"].is_string())
       return "nic parameter \"" + it.key() + "\" must be {\"value\": number, \"source\": string}";
     const double v = e["value"].get<double>();
-    if (field->kind != Kind::kDouble && (v < 0 || v != std::floor(v)))
-      return "nic parameter \"" + it.key() + "\" must be a non-negative integer";
+    if (std::string err = NicParams::value_error(*field, v); !err.empty()) return err;
     p.params.set(*field, v);
     p.sources[it.key()] = e["source"].get<std::string>();
   }

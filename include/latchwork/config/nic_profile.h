@@ -84,7 +84,11 @@ struct NicParams {
   };
   static const std::vector<Field>& fields();
   double get(const Field& f) const;
+  // `v` must pass value_error(f, v) (converting an out-of-range double is UB).
   void set(const Field& f, double v);
+  // "" if `v` fits field `f` (a finite non-negative number; for the integer
+  // kinds an integer within the field's type), else why not.
+  static std::string value_error(const Field& f, double v);
 };
 
 struct NicProfile {
