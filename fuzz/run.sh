@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Time-boxed libFuzzer run of every target in fuzz/ (make fuzz).
 #   fuzz/run.sh BUILD_DIR [SECONDS_PER_TARGET]
-# Starts from the seed corpus in fuzz/corpus/<target>/ (never modified: new
+# Starts from the seed corpus in fuzz/corpus/<target>/ with the dictionary
+# fuzz/dict/<target>.dict (the corpus is never modified: new
 # inputs go to BUILD_DIR/fuzz-corpus/). A crash, an abort, a sanitizer report,
 # a leak, an input slower than 10 s (a hang) or more than 2 GiB of memory fails
 # the run; the input is saved to BUILD_DIR/fuzz-artifacts/ and printed as a
@@ -24,7 +25,7 @@ for t in "${targets[@]}"; do
   log="$build/fuzz-$t.log"
   echo "== fuzz_$t: ${secs} s"
   "$bin" "$work" "fuzz/corpus/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-    -max_len=4096 -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$t-" >"$log" 2>&1
+    -dict="fuzz/dict/$t.dict" -max_len=4096 -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$t-" >"$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)

@@ -153,17 +153,21 @@ RunStats SimBackend::run() {
     if (processed >= s.event_limit) {
       std::ostringstream os;
       os << "the run reached its event budget of " << s.event_limit << " events at virtual time "
-         << s.now << " ns before every worker finished (a livelock, or a workload too large for "
-         << "the budget): raise --max-events or \"budget\": {\"max_events\"} in the config, or "
-         << "shrink the workload (--ops, --threads, --coroutines, --compute-nodes)";
+         << s.now << " ns with " << s.finished << " of " << s.coroutines.size()
+         << " workers finished (a livelock, or a workload too large for the budget): raise "
+         << "--max-events or \"budget\": {\"max_events\"} in the config, or shrink the workload "
+         << "(--ops, --threads, --coroutines, --compute-nodes)";
       exhausted = os.str();
       break;
     }
     Event e = s.events.pop();
-    if (e.time > s.cfg.budget.max_virtual_ns) {
+    // Events after the last worker finished (late duplicates, timers) still
+    // run: the virtual-time budget bounds the workers.
+    if (e.time > s.cfg.budget.max_virtual_ns && s.finished < s.coroutines.size()) {
       std::ostringstream os;
       os << "the run reached its virtual-time budget of " << s.cfg.budget.max_virtual_ns
-         << " ns after " << processed << " events before every worker finished: raise "
+         << " ns after " << processed << " events with " << s.finished << " of "
+         << s.coroutines.size() << " workers finished: raise "
          << "--max-virtual-ms or \"budget\": {\"max_virtual_ns\"} in the config, or shrink "
          << "the workload or the timing fields";
       exhausted = os.str();
