@@ -62,7 +62,7 @@ std::string line_atomic(const ClusterConfig& base) {
     LW_CHECK(ok(co_await w.read(line, x, 64)));
     outcome = uniform(line, 0) ? "old" : uniform(line, 1) ? "new" : "torn";
   });
-  sim.run();
+  require_within_budget(sim.run());
   return outcome;
 }
 
@@ -87,7 +87,7 @@ std::string read_line_order(const ClusterConfig& base) {
     LW_CHECK(ok(co_await w.read(lines, x, 128)));
     outcome = bits({lines[0] == 1, lines[8] == 1});
   });
-  sim.run();
+  require_within_budget(sim.run());
   return outcome;
 }
 
@@ -112,7 +112,7 @@ std::string write_prefix(const ClusterConfig& base) {
     LW_CHECK(ok(co_await w.execute(reads)));
     outcome = bits({a == 1, b == 1});
   });
-  sim.run();
+  require_within_budget(sim.run());
   return outcome;
 }
 
@@ -135,7 +135,7 @@ std::string write_address_order(const ClusterConfig& base) {
     LW_CHECK(ok(co_await w.read(a, x, 64)));
     outcome = bits({b[0] == 1, a[0] == 1});
   });
-  sim.run();
+  require_within_budget(sim.run());
   return outcome;
 }
 
@@ -152,7 +152,7 @@ std::string atomic_vs_write(const ClusterConfig& base) {
     uint64_t v = 100;
     LW_CHECK(ok(co_await w.write(x, &v, 8)));
   });
-  sim.run();
+  require_within_budget(sim.run());
   return std::to_string(sim.host_load(x));
 }
 
@@ -168,7 +168,7 @@ std::string atomic_vs_cpu(const ClusterConfig& base) {
     co_await w.sleep(1000 + w.rng().below(kStartSpread / 2));
     LW_CHECK((co_await w.cpu_faa(x, 1)).ok());
   });
-  sim.run();
+  require_within_budget(sim.run());
   return std::to_string(sim.host_load(x));
 }
 
@@ -182,7 +182,7 @@ std::string atomics_atomic(const ClusterConfig& base) {
   };
   sim.spawn(compute(0), add);
   sim.spawn(compute(1), add);
-  sim.run();
+  require_within_budget(sim.run());
   return std::to_string(sim.host_load(x));
 }
 
@@ -199,7 +199,7 @@ std::string read_then_write(const ClusterConfig& base, bool fence) {
     LW_CHECK(ok(co_await w.execute(b)));
     outcome = std::to_string(seen);
   });
-  sim.run();
+  require_within_budget(sim.run());
   return outcome;
 }
 
@@ -226,7 +226,7 @@ std::string reads_unordered(const ClusterConfig& base) {
     LW_CHECK(ok(co_await w.execute(b)));
     outcome = bits({vy == 1, vx == 1});
   });
-  sim.run();
+  require_within_budget(sim.run());
   return outcome;
 }
 
@@ -243,7 +243,7 @@ std::string atomic_before_read(const ClusterConfig& base) {
     LW_CHECK(ok(co_await w.execute(b)));
     outcome = std::to_string(seen);
   });
-  sim.run();
+  require_within_budget(sim.run());
   return outcome;
 }
 
@@ -264,7 +264,7 @@ std::string completion_order(const ClusterConfig& base) {
     LW_CHECK(ok(co_await w.read(&v, big, 8)));
     outcome += "B";
   });
-  sim.run();
+  require_within_budget(sim.run());
   return outcome;
 }
 
@@ -284,7 +284,7 @@ std::string masked_fields(const ClusterConfig& base) {
     const uint64_t high = 0xFFFFFFFF00000000ull;
     LW_CHECK((co_await w.masked_cas(x, uint64_t{5} << 32, uint64_t{9} << 32, high, high)).ok());
   });
-  sim.run();
+  require_within_budget(sim.run());
   const uint64_t v = sim.host_load(x);
   return v == 0x0000000900000000ull ? "fields-kept" : "fields-mixed";
 }

@@ -38,6 +38,8 @@ expect_exit 1 "budget from the config" -- "$lw" torn-read --config "$tmp/budget.
 expect_err "event budget of 5000 events"
 expect_exit 1 "perf budget" -- "$lw" perf read --max-events 10
 expect_err "latchwork perf: the run reached its event budget"
+expect_exit 1 "conformance budget" -- "$lw" conformance --max-events 10
+expect_err "latchwork conformance: the run reached its event budget of 10 events"
 # Bad budgets are usage errors.
 expect_exit 2 "zero event budget" -- "$lw" latch --max-events 0
 expect_err "out of range"
