@@ -67,5 +67,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   c.seed = seed;
   c.budget.max_events = static_cast<uint64_t>(max_events);
   (void)c.validate();
+  // Each argument alone as the value of an unsigned flag: accepted means a
+  // non-negative number, never a negative one wrapped around.
+  for (const auto& a : args) {
+    uint64_t u = 0;
+    lw::cli::FlagSet g("latchwork fuzz", "");
+    g.add_uint("u", &u, "unsigned");
+    const char* gv[] = {"--u", a.c_str()};
+    if (g.parse(2, gv).empty() && a.find('-') != std::string::npos) std::abort();
+  }
   return 0;
 }

@@ -78,7 +78,8 @@ std::string FlagSet::assign(Flag& f, const std::string& v) {
       char* end = nullptr;
       errno = 0;
       unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-      if (v.empty() || v[0] == '-' || *end != '\0' || errno == ERANGE)
+      // strtoull skips leading blanks and negates a "-": " -5" would wrap to 2^64 - 5.
+      if (v.empty() || v.find('-') != std::string::npos || *end != '\0' || errno == ERANGE)
         return where + "\"" + v + "\" is not a non-negative integer";
       *static_cast<uint64_t*>(f.out) = x;
       return {};
