@@ -1,4 +1,5 @@
 // Set-up, the event loop and coroutine scheduling of the simulator.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -171,6 +172,7 @@ RunStats SimBackend::run() {
          << "--max-virtual-ms or \"budget\": {\"max_virtual_ns\"} in the config, or shrink "
          << "the workload or the timing fields";
       exhausted = os.str();
+      s.events.push(e.time, e.kind, e.target, e.arg);  // freed below with the rest
       break;
     }
     LW_CHECK(e.time >= s.now);
@@ -192,6 +194,25 @@ RunStats SimBackend::run() {
                      std::chrono::duration<double>(wall - wall_start).count());
       }
     }
+  }
+  if (!exhausted.empty()) {
+    // Stopped at the budget: the requests still in flight are only referenced
+    // by their pending events, which will never run. Return them to the pool.
+    std::vector<sim::Op*> in_flight;
+    while (!s.events.empty()) {
+      Event e = s.events.pop();
+      switch (e.kind) {
+        case EventKind::kReadLines: case EventKind::kWriteLine: case EventKind::kAtomicRead:
+        case EventKind::kAtomicWriteBack: case EventKind::kComplete: case EventKind::kDeviceOp:
+        case EventKind::kSwitchRequest: case EventKind::kSwitchResponse:
+          in_flight.push_back(static_cast<sim::Op*>(e.target));
+          break;
+        default: break;
+      }
+    }
+    std::sort(in_flight.begin(), in_flight.end());
+    in_flight.erase(std::unique(in_flight.begin(), in_flight.end()), in_flight.end());
+    for (sim::Op* op : in_flight) s.free_op(op);
   }
   if (exhausted.empty() && s.finished != s.coroutines.size()) {
     std::ostringstream os;
