@@ -1,11 +1,14 @@
 # Front door: `make run` runs the demo on the simulator, `make test` runs every
 # test in a normal and in an AddressSanitizer+UBSan build, `make test-verbs`
-# runs the verbs backend against Soft-RoCE in a VM.
+# runs the verbs backend against Soft-RoCE in a VM, `make fuzz` fuzzes the
+# config and flag parsers for FUZZ_SECONDS per target (part of `make test`).
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 45
 CMAKE_GEN  := -G Ninja
 
-.PHONY: all bootstrap build run test test-fast test-asan test-verbs bench clean
+.PHONY: all bootstrap build run test test-fast test-asan test-verbs fuzz bench clean
 
 all: build
 
@@ -32,7 +35,17 @@ test-asan: bootstrap $(ASAN_BUILD)/build.ninja
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j2
 
-test: test-fast test-asan
+# libFuzzer (clang) with ASan+UBSan: builds only latchwork_core and the four
+# targets of fuzz/, then runs each from its seed corpus (fuzz/run.sh).
+$(FUZZ_BUILD)/build.ninja: | bootstrap
+	cmake -S . -B $(FUZZ_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=clang++ -DLW_FUZZ=ON -DLW_BUILD_TESTS=OFF -DLW_BUILD_BENCH=OFF
+
+fuzz: bootstrap $(FUZZ_BUILD)/build.ninja
+	cmake --build $(FUZZ_BUILD) --target fuzz_all
+	bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+test: test-fast test-asan fuzz
 
 # The verbs backend on real verbs: Soft-RoCE (rdma_rxe) inside a qemu VM
 # (scripts/softroce-vm.sh installs qemu and rdma-core and fetches a Debian
@@ -46,4 +59,4 @@ bench: build
 	./$(BUILD)/bench/latchwork_bench --json $(BUILD)/bench-results.json
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Latchwork needs to build, test and plot
 # (libibverbs-dev: the verbs backend; the Soft-RoCE VM of `make test-verbs`
-# installs its own packages, see scripts/softroce-vm.sh).
+# installs its own packages, see scripts/softroce-vm.sh; clang and its
+# compiler-rt with libFuzzer: the fuzz targets of `make fuzz`).
 # Idempotent: does nothing when everything is installed; runs apt-get update
 # at most once, and only when something is missing.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ make libgtest-dev libgmock-dev libbenchmark-dev
           nlohmann-json3-dev python3-matplotlib
-          libibverbs-dev ibverbs-providers)
+          libibverbs-dev ibverbs-providers
+          clang libclang-rt-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -205,6 +205,13 @@ std::string NicConfig::resolve(NicProfile* out) const {
   return {};
 }
 
+std::string RunBudget::validate() const {
+  std::string e;
+  if (!(e = check_range("budget.max_events", max_events, 1, kMaxEvents)).empty()) return e;
+  if (!(e = check_range("budget.max_virtual_ns", max_virtual_ns, 1, kMaxVirtualNs)).empty()) return e;
+  return check_range("budget.progress_seconds", progress_seconds, 0, kMaxProgressSeconds);
+}
+
 std::string ClusterConfig::validate() const {
   if (backend != "sim" && backend != "threads" && backend != "verbs")
     return "backend must be sim, threads or verbs, got \"" + backend + "\"";
@@ -291,6 +298,7 @@ std::string ClusterConfig::validate() const {
     NicProfile probe;
     if (std::string err = nic.resolve(&probe); !err.empty()) return err;
   }
+  if (!(e = budget.validate()).empty()) return e;
   Semantics probe;
   if (!Semantics::from_profile(semantics_profile, &probe))
     return "semantics profile must be spec, connectx or sequential, got \"" + semantics_profile + "\"";
@@ -374,6 +382,10 @@ std::string ClusterConfig::to_json() const {
         {"op_timeout_ms", verbs.op_timeout_ms},
         {"staging_bytes", verbs.staging_bytes},
         {"exit_on_transport_error", verbs.exit_on_transport_error}}},
+      {"budget",
+       {{"max_events", budget.max_events},
+        {"max_virtual_ns", budget.max_virtual_ns},
+        {"progress_seconds", budget.progress_seconds}}},
   };
   json mech = json::object();
   for (const auto& [name, field] : NicMechanisms::switches()) mech[name] = nic.mechanisms.*field;
@@ -396,7 +408,7 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
                                "coroutines_per_thread", "memory_nodes", "memory_node_threads",
                                "memory_node_bytes", "device_memory_bytes", "queue_depth", "seed",
                                "profile", "semantics", "timing", "nic", "threads", "verbs",
-                               "network"},
+                               "network", "budget"},
                            "config")).empty())
     return e;
   // The profile first: explicit switches below refine it.
@@ -500,6 +512,19 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
     if (!(e = take(*it, "staging_bytes", &c.verbs.staging_bytes, "verbs.staging_bytes")).empty()) return e;
     if (!(e = take(*it, "exit_on_transport_error", &c.verbs.exit_on_transport_error, "verbs.exit_on_transport_error")).empty())
       return e;
+  }
+  if (auto it = j.find("budget"); it != j.end()) {
+    if (!it->is_object()) return "budget must be an object";
+    if (!(e = reject_unknown(*it, {"max_events", "max_virtual_ns", "progress_seconds"}, "budget")).empty())
+      return e;
+    if (!(e = take(*it, "max_events", &c.budget.max_events)).empty()) return "budget." + e;
+    if (!(e = take(*it, "max_virtual_ns", &c.budget.max_virtual_ns)).empty()) return "budget." + e;
+    // Read wide, then range-checked: a value above 2^32 must not wrap.
+    uint64_t progress = c.budget.progress_seconds;
+    if (!(e = take(*it, "progress_seconds", &progress)).empty()) return "budget." + e;
+    if (!(e = check_range("budget.progress_seconds", progress, 0, RunBudget::kMaxProgressSeconds)).empty())
+      return e;
+    c.budget.progress_seconds = static_cast<uint32_t>(progress);
   }
   if (!(e = c.load_cluster_file()).empty()) return e;
   if (!(e = c.validate()).empty()) return e;

@@ -104,6 +104,7 @@ BTreeWorkloadResult run_btree_workload(const ClusterConfig& c, const BTreeWorklo
     totals.misses += misses;
   });
   const RunStats stats = backend->run();
+  require_within_budget(stats);
   BTreeWorkloadResult r;
   r.workers = c.total_compute_threads() * c.coroutines_per_thread;
   r.height = height;

@@ -147,6 +147,7 @@ CheckSeedResult run_check_seed(const ClusterConfig& base, const CheckOptions& o,
     }
   });
   RunStats stats = backend->run();
+  require_within_budget(stats);
 
   CheckSeedResult r = check_detail::judge_history(
       seed, history, gave_up, stats.trace_hash, log,

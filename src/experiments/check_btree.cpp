@@ -83,6 +83,7 @@ CheckSeedResult run_btree_check_seed(const ClusterConfig& base, const CheckOptio
     }
   });
   RunStats stats = backend->run();
+  require_within_budget(stats);
 
   // A key's entry moves between nodes on splits: no byte range narrows it.
   CheckSeedResult r = check_detail::judge_history(seed, history, gave_up, stats.trace_hash, log,

@@ -156,7 +156,7 @@ void deliberate_mismatch(Env& env) {
     check.status("READ", co_await w.read(&seen, x, 8), Status::kOk);
     check.eq("READ after WRITE (deliberately wrong expectation)", seen, v + 1);
   });
-  b->run();
+  require_within_budget(b->run());
 }
 
 const std::vector<CaseDef>& hidden_cases() {

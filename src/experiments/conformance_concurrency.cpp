@@ -36,7 +36,7 @@ void faa_counter(Env& env) {
           mine.push_back(r.value);
         }
       });
-  b->run();
+  require_within_budget(b->run());
   check.eq("counter after " + std::to_string(kTotal) + " concurrent FAA +1", b->host_load(ctr),
            kTotal);
   std::vector<bool> returned(kTotal);
@@ -96,7 +96,7 @@ void cas_lock_counter(Env& env) {
             check.eq("lock word at unlock (the holder's id)", un.value, id);
         }
       });
-  b->run();
+  require_within_budget(b->run());
   check.eq("counter after " + std::to_string(kTotal) + " locked increments", b->host_load(counter),
            kTotal);
 }
@@ -122,7 +122,7 @@ void cas_one_winner(Env& env) {
           olds[slot][r] = res.value;
         }
       });
-  b->run();
+  require_within_budget(b->run());
   for (uint32_t r = 0; r < kRounds; ++r) {
     const std::string what = "round " + std::to_string(r) + ": ";
     uint32_t winners = 0;

@@ -17,7 +17,7 @@ void run_misuse(Env& env, const ClusterConfig& c, Body body) {
   const RemoteAddr x = env.alloc(*b, 0, 64), scratch = env.alloc(*b, 0, 64);
   if (x.is_null() || scratch.is_null()) return;
   b->spawn(at(0), [x, scratch, body](Worker& w) -> Task<void> { co_await body(w, x, scratch); });
-  b->run();
+  require_within_budget(b->run());
 }
 
 // READs `n` bytes at `x` and compares them with `want`.
@@ -60,7 +60,7 @@ void out_of_bounds(Env& env) {
     co_await expect_bytes(w, check, "the last word after a rejected WRITE over it", last, &before,
                           8);
   });
-  b->run();
+  require_within_budget(b->run());
 }
 
 void misaligned_atomic(Env& env) {
@@ -134,7 +134,7 @@ void batch_two_nodes(Env& env) {
     co_await expect_usable(w, scratch, check, "a posted batch spanning two nodes");
     co_await expect_bytes(w, check, "word after rejected two-node batches", x, &v0, 8);
   });
-  b->run();
+  require_within_budget(b->run());
 }
 
 void queue_full(Env& env) {

@@ -82,7 +82,7 @@ void write_order(Env& env) {
         }
     }
   });
-  b->run();
+  require_within_budget(b->run());
 }
 
 // [FAA x, READ x] and [CAS x, READ x] in one batch: the READ sees the atomic.
@@ -118,7 +118,7 @@ void atomic_before_read(Env& env) {
       cur = want;
     }
   });
-  b->run();
+  require_within_budget(b->run());
 }
 
 // Coroutines of one thread post operations of different sizes to one memory
@@ -160,7 +160,7 @@ void completion_order(Env& env) {
       }
     });
   }
-  b->run();
+  require_within_budget(b->run());
   check.eq("completions seen", resumed.size(), posted.size());
   for (size_t n = 0; n < std::min(posted.size(), resumed.size()); ++n) {
     if (posted[n] == resumed[n]) continue;
@@ -221,7 +221,7 @@ void posted_writes_visible(Env& env) {
       check.eq(what + "WRITE 4 of 4" + after, seen3, v3);
     }
   });
-  b->run();
+  require_within_budget(b->run());
 }
 
 // A fenced operation waits for earlier READs: [READ x, fenced WRITE x] reads
@@ -255,7 +255,7 @@ void fence(Env& env) {
       cur = v2;
     }
   });
-  b->run();
+  require_within_budget(b->run());
 }
 
 // A writer fills two lines with uniform words; a reader on another thread
@@ -305,7 +305,7 @@ void line_atomicity(Env& env) {
       }
     }
   });
-  b->run();
+  require_within_budget(b->run());
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ void run_single(Env& env, uint64_t bytes, Body body) {
   RemoteAddr x = env.alloc(*b, 0, bytes);
   if (x.is_null()) return;
   b->spawn(at(0), [x, body](Worker& w) -> Task<void> { co_await body(w, x); });
-  b->run();
+  require_within_budget(b->run());
 }
 
 constexpr uint32_t kSizes[] = {1, 8, 63, 64, 65, 200, 4096, 65536};
@@ -114,7 +114,7 @@ void host_access(Env& env) {
     if (check.status("FAA on a word set by host_store", r.status, Status::kOk))
       check.eq("FAA on a word set by host_store: returned old value", r.value, word_value);
   });
-  b->run();
+  require_within_budget(b->run());
   std::vector<uint8_t> seen(300);
   b->host_read(by_verb, seen.data(), 200);
   check.bytes("host_read of 200 B written by WRITE", seen.data(), verb_data.data(), 200);
@@ -191,7 +191,7 @@ void masked_cas(Env& env) {
     co_await atomic_step(w, check, "masked CAS matching in the compared bits", match, v0, v1);
     co_await atomic_step(w, check, "masked CAS differing in the compared bits", differ, v1, v1);
   });
-  b->run();
+  require_within_budget(b->run());
   if (!supported && !check.failed()) check.note("unsupported, as reported");
 }
 
@@ -227,7 +227,7 @@ void masked_faa(Env& env) {
         co_await unsupported_step(w, check, s.what, op, s.before);
     }
   });
-  b->run();
+  require_within_budget(b->run());
   if (!supported && !check.failed()) check.note("unsupported, as reported");
 }
 
@@ -328,7 +328,7 @@ void allocate_shared(Env& env) {
       check.bytes("the other shared region after a WRITE to the first", seen.data(), zeros.data(),
                   256);
   });
-  b->run();
+  require_within_budget(b->run());
 }
 
 // Structures skip writing zeros at set-up (an initial image is written only
@@ -384,7 +384,7 @@ void device_memory(Env& env) {
                      Status::kOk))
       check.bytes("device memory READ after WRITE", seen.data(), data.data(), 56);
   });
-  b->run();
+  require_within_budget(b->run());
 }
 
 void two_nodes(Env& env) {
@@ -413,7 +413,7 @@ void two_nodes(Env& env) {
     co_await atomic_step(w, check, "FAA +1 on node 0", w.faa(x0, 1), w0, w0 + 1);
     co_await atomic_step(w, check, "FAA +2 on node 1", w.faa(x1, 2), w1, w1 + 2);
   });
-  b->run();
+  require_within_budget(b->run());
 }
 
 }  // namespace

@@ -219,6 +219,7 @@ LatchCounterResult run_latch_counter(const ClusterConfig& cluster, const LatchCo
     return pessimistic_worker(w, o, records, n);
   });
   RunStats stats = backend->run();
+  require_within_budget(stats);
   if (std::string e = backend->barrier(o.shared_name + "/end", o.processes, o.barrier_timeout_ms); !e.empty()) {
     r.error = e;
     return r;

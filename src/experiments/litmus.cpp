@@ -15,7 +15,10 @@ constexpr Nanos kStartSpread = 3000;
 // The trace hash of the execution a test just ran (its run returns only the
 // outcome); run_litmus folds it into the report's hash.
 thread_local uint64_t g_last_trace_hash = 0;
-void record(const RunStats& stats) { g_last_trace_hash = stats.trace_hash; }
+void record(const RunStats& stats) {
+  require_within_budget(stats);
+  g_last_trace_hash = stats.trace_hash;
+}
 
 ClusterConfig shape(const ClusterConfig& base, uint32_t compute_nodes, uint32_t coroutines,
                     uint32_t memory_threads = 0) {

@@ -211,6 +211,7 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
     co_await perf_worker(w, o, base[node] + slot * step, region, w.now(), samples);
   });
   const RunStats stats = backend->run();
+  require_within_budget(stats);
 
   PerfResult r;
   r.op = perf_op_name(o.op);

@@ -124,6 +124,7 @@ TornReadResult run_torn_read(const ClusterConfig& base, const TornReadOptions& o
     });
   }
   RunStats stats = backend->run();
+  require_within_budget(stats);
 
   TornReadResult res;
   res.scheme = to_string(o.scheme);

@@ -97,6 +97,7 @@ TupleWorkloadResult run_tuple_workload(const ClusterConfig& base, const TupleWor
     totals.add(tally);
   });
   const RunStats stats = backend->run();
+  require_within_budget(stats);
   TupleWorkloadResult r;
   r.workers = c.total_compute_threads() * c.coroutines_per_thread;
   r.ops = totals.ops;

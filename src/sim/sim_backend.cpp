@@ -1,5 +1,7 @@
 // Set-up, the event loop and coroutine scheduling of the simulator.
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -17,6 +19,7 @@ SimBackend::Impl::Impl(const ClusterConfig& c)
   std::string err = cfg.validate();
   LW_CHECK_MSG(err.empty(), "invalid cluster config: " + err);
   timing = make_timing_model(cfg);
+  event_limit = cfg.budget.max_events;
   for (uint32_t m = 0; m < cfg.memory_nodes; ++m)
     memory.push_back(std::make_unique<sim::MemoryNode>(cfg.memory_node_bytes, cfg.device_memory_bytes));
   // Smart network hardware after the memory nodes, in the order of
@@ -143,16 +146,75 @@ RunStats SimBackend::run() {
     s.events.push(s.draw(s.cfg.timing.jitter_ns + 1), EventKind::kWake, co.get());
   }
   uint64_t processed = 0;
+  std::string exhausted;
+  // Progress on stderr for long runs: the wall clock is only read here, every
+  // 2^16 events, to decide when to print; no simulated decision depends on it.
+  auto next_progress = wall_start + std::chrono::seconds(s.cfg.budget.progress_seconds);
   while (!s.events.empty()) {
+    if (processed >= s.event_limit) {
+      std::ostringstream os;
+      os << "the run reached its event budget of " << s.event_limit << " events at virtual time "
+         << s.now << " ns with " << s.finished << " of " << s.coroutines.size()
+         << " workers finished (a livelock, or a workload too large for the budget): raise "
+         << "--max-events or \"budget\": {\"max_events\"} in the config, or shrink the workload "
+         << "(--ops, --threads, --coroutines, --compute-nodes)";
+      exhausted = os.str();
+      break;
+    }
     Event e = s.events.pop();
+    // Events after the last worker finished (late duplicates, timers) still
+    // run: the virtual-time budget bounds the workers.
+    if (e.time > s.cfg.budget.max_virtual_ns && s.finished < s.coroutines.size()) {
+      std::ostringstream os;
+      os << "the run reached its virtual-time budget of " << s.cfg.budget.max_virtual_ns
+         << " ns after " << processed << " events with " << s.finished << " of "
+         << s.coroutines.size() << " workers finished: raise "
+         << "--max-virtual-ms or \"budget\": {\"max_virtual_ns\"} in the config, or shrink "
+         << "the workload or the timing fields";
+      exhausted = os.str();
+      s.events.push(e.time, e.kind, e.target, e.arg);  // freed below with the rest
+      break;
+    }
     LW_CHECK(e.time >= s.now);
     s.now = e.time;
     s.trace.mix(e.time);
     s.trace.mix((e.seq << 4) | static_cast<uint64_t>(e.kind));
     s.dispatch(e);
-    LW_CHECK_MSG(++processed <= s.event_limit, "event limit reached: a runaway simulation");
+    ++processed;
+    if (s.cfg.budget.progress_seconds != 0 && (processed & 0xffff) == 0) {
+      auto wall = std::chrono::steady_clock::now();
+      if (wall >= next_progress) {
+        next_progress = wall + std::chrono::seconds(s.cfg.budget.progress_seconds);
+        std::fprintf(stderr,
+                     "latchwork sim: %llu events (budget %llu), virtual time %.3f ms, %u of %zu "
+                     "workers finished, %.0f s wall\n",
+                     static_cast<unsigned long long>(processed),
+                     static_cast<unsigned long long>(s.event_limit), static_cast<double>(s.now) / 1e6,
+                     static_cast<unsigned>(s.finished), s.coroutines.size(),
+                     std::chrono::duration<double>(wall - wall_start).count());
+      }
+    }
   }
-  if (s.finished != s.coroutines.size()) {
+  if (!exhausted.empty()) {
+    // Stopped at the budget: the requests still in flight are only referenced
+    // by their pending events, which will never run. Return them to the pool.
+    std::vector<sim::Op*> in_flight;
+    while (!s.events.empty()) {
+      Event e = s.events.pop();
+      switch (e.kind) {
+        case EventKind::kReadLines: case EventKind::kWriteLine: case EventKind::kAtomicRead:
+        case EventKind::kAtomicWriteBack: case EventKind::kComplete: case EventKind::kDeviceOp:
+        case EventKind::kSwitchRequest: case EventKind::kSwitchResponse:
+          in_flight.push_back(static_cast<sim::Op*>(e.target));
+          break;
+        default: break;
+      }
+    }
+    std::sort(in_flight.begin(), in_flight.end());
+    in_flight.erase(std::unique(in_flight.begin(), in_flight.end()), in_flight.end());
+    for (sim::Op* op : in_flight) s.free_op(op);
+  }
+  if (exhausted.empty() && s.finished != s.coroutines.size()) {
     std::ostringstream os;
     os << "deadlock: " << (s.coroutines.size() - s.finished) << " of " << s.coroutines.size()
        << " coroutines are suspended with nothing left to wake them";
@@ -164,6 +226,7 @@ RunStats SimBackend::run() {
   stats.verbs = s.verbs;
   stats.events = processed;
   stats.trace_hash = s.trace.value();
+  stats.budget_exhausted = std::move(exhausted);
   s.timing->report(&stats.counters);
   for (const auto& [name, value] : s.sw.counters) stats.counters[name] = value;
   stats.wall_seconds =

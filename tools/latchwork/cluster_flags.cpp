@@ -58,6 +58,14 @@ ClusterFlags::ClusterFlags(cli::FlagSet& f, const ClusterConfig& d, ClusterFlagO
   f.add_int("memory-nodes", &memory_nodes_, "memory nodes", 1, ClusterConfig::kMaxNodes);
   f.add_bool("adversarial", &adversarial_,
              "threads backend: READ lines in random order, atomics as load+store");
+  max_events_ = static_cast<int64_t>(d.budget.max_events);
+  max_virtual_ms_ = static_cast<int64_t>(d.budget.max_virtual_ns / 1'000'000);
+  f.add_int("max-events", &max_events_,
+            "sim: stop a run after this many events and exit with 1 (config: budget.max_events)", 1,
+            static_cast<int64_t>(RunBudget::kMaxEvents));
+  f.add_int("max-virtual-ms", &max_virtual_ms_,
+            "sim: stop a run at this virtual time and exit with 1 (config: budget.max_virtual_ns)", 1,
+            static_cast<int64_t>(RunBudget::kMaxVirtualNs / 1'000'000));
 }
 
 std::string ClusterFlags::resolve(const cli::FlagSet& f, ClusterConfig* out) const {
@@ -91,6 +99,8 @@ std::string ClusterFlags::resolve(const cli::FlagSet& f, ClusterConfig* out) con
   if (f.was_set("coroutines")) c.coroutines_per_thread = static_cast<uint32_t>(coroutines_);
   if (f.was_set("memory-nodes")) c.memory_nodes = static_cast<uint32_t>(memory_nodes_);
   if (f.was_set("adversarial")) c.threads.adversarial = adversarial_;
+  if (f.was_set("max-events")) c.budget.max_events = static_cast<uint64_t>(max_events_);
+  if (f.was_set("max-virtual-ms")) c.budget.max_virtual_ns = static_cast<Nanos>(max_virtual_ms_) * 1'000'000;
   if (std::string e = c.load_cluster_file(); !e.empty()) return e;
   std::string e = c.validate();
   if (!e.empty()) return e;

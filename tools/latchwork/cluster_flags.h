@@ -40,6 +40,7 @@ class ClusterFlags {
   uint64_t seed_;
   int64_t compute_nodes_, threads_, coroutines_, memory_nodes_;
   bool adversarial_ = false;
+  int64_t max_events_ = 0, max_virtual_ms_ = 0;  // the run budget (sim)
 };
 
 // Prints an error for `command` and returns kExitUsage.

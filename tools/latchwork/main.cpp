@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "commands.h"
+#include "latchwork/verbs/backend.h"
 
 namespace {
 
@@ -50,8 +51,16 @@ int main(int argc, char** argv) {
     print_help();
     return lw::tool::kExitOk;
   }
-  for (const Command& c : kCommands)
-    if (cmd == c.name) return c.run(argc - 2, argv + 2);
+  for (const Command& c : kCommands) {
+    if (cmd != c.name) continue;
+    try {
+      return c.run(argc - 2, argv + 2);
+    } catch (const lw::RunBudgetExhausted& e) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "latchwork %s: %s\n", c.name, e.what());
+      return lw::tool::kExitCheckFailed;
+    }
+  }
   std::fprintf(stderr, "latchwork: unknown command \"%s\" (see latchwork --help)\n", argv[1]);
   return lw::tool::kExitUsage;
 }

@@ -68,6 +68,29 @@ struct VerbsConfig {
   bool exit_on_transport_error = true;
 };
 
+// Bounds on one simulator run (issue 11 item 3: no command runs unbounded).
+// A run that reaches a budget stops and reports it (RunStats::budget_exhausted);
+// the latchwork command exits with 1 and names the flag or field to raise.
+// The defaults are far above every run in the repository: the largest,
+// `latchwork repro all`, takes under 800 thousand events and 13 virtual ms per
+// run. JSON: the "budget" object; flags: --max-events, --max-virtual-ms.
+struct RunBudget {
+  // Simulator events per run, >= 1. Default 2^28 (about 268 million: a few
+  // minutes of wall time at about a million events per second).
+  uint64_t max_events = uint64_t{1} << 28;
+  // Virtual time per run in nanoseconds, >= 1. Default 1 hour.
+  Nanos max_virtual_ns = 3'600ull * 1'000'000'000;
+  // A progress line on stderr every this many wall-clock seconds while a run
+  // lasts (0: never). Printing only: no decision reads the wall clock.
+  uint32_t progress_seconds = 10;
+
+  static constexpr uint64_t kMaxEvents = uint64_t{1} << 48;
+  static constexpr Nanos kMaxVirtualNs = Nanos{1} << 62;
+  static constexpr uint32_t kMaxProgressSeconds = 86'400;
+  // An error message naming the bad field, or "".
+  std::string validate() const;
+};
+
 struct ClusterConfig {
   std::string backend = "sim";  // sim | threads | verbs
   uint32_t compute_nodes = 1;
@@ -86,6 +109,7 @@ struct ClusterConfig {
   NicConfig nic;
   ThreadsConfig threads;
   VerbsConfig verbs;
+  RunBudget budget;  // simulator runs only
 
   // Limits that validation enforces (one place for each bound; the flags,
   // the JSON reader and --help take them from here).

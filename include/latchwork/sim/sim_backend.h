@@ -38,8 +38,8 @@ class SimBackend final : public Backend {
 
   // Replaces the timing model (before run()).
   void set_timing_model(std::unique_ptr<TimingModel> model);
-  // Stops run() with an invariant violation after this many events (a bound on
-  // runaway programs). Default: 2^40.
+  // Stops run() after this many events, with RunStats::budget_exhausted set
+  // (a bound on runaway programs). Default: config().budget.max_events.
   void set_event_limit(uint64_t limit);
   // Records each weak behaviour a relaxation produces into `log` (before
   // run(); null, the default, turns it off). Logging changes no decision:

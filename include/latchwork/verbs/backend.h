@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,9 +29,24 @@ struct RunStats {
   uint64_t events = 0;       // simulator events processed (0 elsewhere)
   uint64_t trace_hash = 0;   // rolling hash of every decision (sim only)
   double wall_seconds = 0;   // real time the run took
+  // Sim: non-empty when the run stopped at its budget (ClusterConfig::budget)
+  // before every worker finished: the message says which flag or config field
+  // to raise. Results of such a run are partial; commands exit with 1.
+  std::string budget_exhausted;
   // Named counters of the backend's models (NIC cache misses, lock waits...).
   std::map<std::string, double> counters;
 };
+
+// Thrown by require_within_budget(): a run stopped at its budget. The
+// latchwork command catches it, prints what() and exits with 1.
+struct RunBudgetExhausted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// Experiments call this on the stats of every run whose results they use:
+// partial results of a stopped run must not be reported as a result.
+inline void require_within_budget(const RunStats& s) {
+  if (!s.budget_exhausted.empty()) throw RunBudgetExhausted(s.budget_exhausted);
+}
 
 // Index of the thread a placement names: compute threads first, then
 // memory-node threads. Fails an invariant if the cluster has no such slot.
