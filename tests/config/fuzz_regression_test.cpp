@@ -51,8 +51,12 @@ TEST(FuzzRegression, NicParameterRangesFitTheirTypes) {
     EXPECT_EQ(NicParams::check_value(f, f.max), "") << f.name;
     EXPECT_NE(NicParams::check_value(f, -1), "") << f.name;
     EXPECT_NE(NicParams::check_value(f, 1e300 * 1e300), "") << f.name;  // infinity
-    if (f.kind == NicParams::Field::Kind::kUint32) EXPECT_LT(f.max, 4294967296.0) << f.name;
-    if (f.kind == NicParams::Field::Kind::kNanos) EXPECT_LT(f.max, 18446744073709551616.0) << f.name;
+    if (f.kind == NicParams::Field::Kind::kUint32) {
+      EXPECT_LT(f.max, 4294967296.0) << f.name;
+    }
+    if (f.kind == NicParams::Field::Kind::kNanos) {
+      EXPECT_LT(f.max, 18446744073709551616.0) << f.name;
+    }
     EXPECT_GE(f.min, 0) << f.name;
   }
 }
