@@ -4,11 +4,12 @@
 # config and flag parsers for FUZZ_SECONDS per target (part of `make test`).
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+RELEASE_BUILD ?= build-release
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 45
 CMAKE_GEN  := -G Ninja
 
-.PHONY: all bootstrap build run test test-fast test-asan test-verbs fuzz bench clean
+.PHONY: all bootstrap build build-release run test test-fast test-asan test-verbs fuzz bench clean
 
 all: build
 
@@ -20,6 +21,13 @@ $(BUILD)/build.ninja: | bootstrap
 
 build: bootstrap $(BUILD)/build.ninja
 	cmake --build $(BUILD)
+
+# -O3 raises warnings -O2 does not (GCC's -Wrestrict): CI builds it too.
+$(RELEASE_BUILD)/build.ninja: | bootstrap
+	cmake -S . -B $(RELEASE_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release
+
+build-release: bootstrap $(RELEASE_BUILD)/build.ninja
+	cmake --build $(RELEASE_BUILD)
 
 run: build
 	./$(BUILD)/latchwork demo
@@ -59,4 +67,4 @@ bench: build
 	./$(BUILD)/bench/latchwork_bench --json $(BUILD)/bench-results.json
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(RELEASE_BUILD)
