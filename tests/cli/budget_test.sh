@@ -9,17 +9,7 @@ fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-expect_exit() {  # expect_exit CODE DESCRIPTION -- command...
-  local want=$1 what=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    echo "FAIL: $what: exit $got, wanted $want"; cat "$tmp/out" "$tmp/err"; fail=1
-  fi
-}
-expect_err() {  # the last command's stderr contains TEXT
-  grep -q -- "$1" "$tmp/err" || { echo "FAIL: stderr lacks '$1':"; cat "$tmp/err"; fail=1; }
-}
+. "$(dirname "$0")/expect.sh"
 
 # The contended configuration of the issue (minutes without a budget) ends at
 # a small event budget.
