@@ -97,9 +97,7 @@ std::string FlagSet::assign(Flag& f, const std::string& v) {
       char* end = nullptr;
       errno = 0;
       unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-      // strtoull skips leading blanks and negates a "-": " -5" would wrap to 2^64 - 5.
-      if (v.empty() || v.find('-') != std::string::npos || *end != '\0' || errno == ERANGE ||
-          x < f.umin || x > f.umax)
+      if (*end != '\0' || errno == ERANGE || x < f.umin || x > f.umax)
         return where + v + " is out of range [" + std::to_string(f.umin) + ", " +
                std::to_string(f.umax) + "]";
       *static_cast<uint64_t*>(f.out) = x;

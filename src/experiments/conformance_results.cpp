@@ -353,7 +353,7 @@ void allocate_zeroed(Env& env) {
                      Status::kOk))
       check.bytes("a fresh allocation", got.data(), zeros.data(), kBytes);
   });
-  b->run();
+  require_within_budget(b->run());
 }
 
 void device_memory(Env& env) {

@@ -6,10 +6,7 @@
 
 namespace lw::sim {
 
-LruCache::LruCache(size_t capacity)
-    : capacity_(capacity), id_(capacity), prev_(capacity, kNil), next_(capacity, kNil) {
-  LW_CHECK(capacity < kNil);
-}
+LruCache::LruCache(size_t capacity) : capacity_(capacity) { LW_CHECK(capacity < kNil); }
 
 void LruCache::unlink(uint32_t e) {
   if (prev_[e] != kNil) next_[prev_[e]] = next_[e]; else head_ = next_[e];
@@ -37,7 +34,11 @@ bool LruCache::touch(uint64_t id) {
   if (capacity_ == 0) return false;  // holds nothing
   uint32_t e;
   if (used_ < capacity_) {
+    // Entries grow with the ids seen: a cache sized 2^24 costs only what is used.
     e = static_cast<uint32_t>(used_++);
+    id_.push_back(0);
+    prev_.push_back(kNil);
+    next_.push_back(kNil);
   } else {
     // Full: the least recently used entry makes room.
     e = tail_;

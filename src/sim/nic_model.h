@@ -13,7 +13,8 @@
 namespace lw::sim {
 
 // Least-recently-used set of ids with a fixed capacity (a NIC context cache):
-// entries in fixed arrays linked by index, found through a flat map.
+// entries in arrays (grown up to the capacity as ids arrive) linked by index,
+// found through a flat map.
 class LruCache {
  public:
   explicit LruCache(size_t capacity);
@@ -36,13 +37,15 @@ class LruCache {
   uint64_t misses_ = 0;
 };
 
-// The atomic lock table's slots, indexed by slot number. Chunks are made on
-// first use, so a 2^24-slot table costs only what its atomics touch.
+// The atomic lock table's slots, indexed by slot number. Chunks, and the
+// chunk index itself, are made on first use, so a 2^24-slot table costs only
+// what its atomics touch.
 class SlotTable {
  public:
-  explicit SlotTable(uint32_t bits) : chunks_(((size_t{1} << bits) + kChunk - 1) / kChunk) {}
+  explicit SlotTable(uint32_t bits) : chunk_count_(((size_t{1} << bits) + kChunk - 1) / kChunk) {}
   Calendar& operator[](uint32_t slot) {
-    LW_CHECK(slot / kChunk < chunks_.size());
+    LW_CHECK(slot / kChunk < chunk_count_);
+    if (chunks_.empty()) chunks_.resize(chunk_count_);
     auto& c = chunks_[slot / kChunk];
     if (!c) c = std::make_unique<Calendar[]>(kChunk);
     return c[slot % kChunk];
@@ -50,6 +53,7 @@ class SlotTable {
 
  private:
   static constexpr size_t kChunk = 256;
+  size_t chunk_count_;
   std::vector<std::unique_ptr<Calendar[]>> chunks_;
 };
 
