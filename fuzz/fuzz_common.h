@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 namespace lw::fuzz {
@@ -18,6 +19,17 @@ inline std::string as_string(const uint8_t* data, size_t size) {
 inline bool names_special_file(const std::string& s) {
   return s.find("/dev") != std::string::npos || s.find("/proc") != std::string::npos ||
          s.find("/sys") != std::string::npos;
+}
+
+// A parsed value of a type with from_json / validate / to_json must be valid
+// and survive its own round trip byte for byte; anything else aborts.
+template <typename T>
+void check_round_trip(const T& parsed) {
+  if (!parsed.validate().empty()) std::abort();  // from_json accepted an invalid value
+  const std::string json = parsed.to_json();
+  T again;
+  if (!T::from_json(json, &again).empty()) std::abort();  // no round trip
+  if (again.to_json() != json) std::abort();
 }
 
 }  // namespace lw::fuzz
