@@ -7,7 +7,7 @@
 
 #include "cluster_flags.h"
 #include "commands.h"
-#include "latchwork/experiments/check.h"
+#include "latchwork/check/builtin.h"
 
 namespace lw::tool {
 

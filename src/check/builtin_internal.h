@@ -4,7 +4,7 @@
 #include <set>
 #include <string>
 
-#include "latchwork/experiments/check.h"
+#include "latchwork/check/builtin.h"
 #include "latchwork/sim/relaxation_log.h"
 
 namespace lw::check_detail {

@@ -4,6 +4,7 @@
 // latch holds that overlapped.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "latchwork/base/layout.h"
+#include "latchwork/check/models.h"
 #include "latchwork/verbs/worker.h"
 
 namespace lw {
@@ -52,11 +54,12 @@ std::string describe(const Placement& p);
 bool same_worker(const Placement& a, const Placement& b);
 
 // Thread-safe recording (the threads/verbs backends record from several OS threads).
-class History {
+// As a HistoryModel ("register") it checks against set_initial()'s value.
+class History final : public HistoryModel {
  public:
   void record(const HistoryOp& op);
   void hold(const LatchHold& h);
-  size_t size() const;  // operations recorded (holds not counted)
+  size_t size() const override;  // operations recorded (holds not counted)
   size_t holds() const;
   void clear();
 
@@ -69,8 +72,22 @@ class History {
   // either completed, or some other read returned its value, before the read
   // began. O(n log n) per key.
   std::vector<HistoryViolation> check(uint64_t initial = 0) const;
+  // check(0) would be ambiguous with the HistoryModel overload below (0 is a
+  // null pointer constant too); this exact match keeps such calls working.
+  template <std::integral T>
+  std::vector<HistoryViolation> check(T initial) const {
+    return check(static_cast<uint64_t>(initial));
+  }
+
+  // HistoryModel: the violations of check(initial()), kinds spelt with
+  // hyphens ("stale-read", "overlapping-holds").
+  const char* name() const override { return "register"; }
+  void check(std::vector<ModelViolation>* out) const override;
+  void set_initial(uint64_t v) { initial_ = v; }
+  uint64_t initial() const { return initial_; }
 
  private:
+  uint64_t initial_ = 0;
   mutable std::mutex mu_;
   std::vector<HistoryOp> ops_;
   std::vector<LatchHold> holds_;

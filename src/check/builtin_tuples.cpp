@@ -1,4 +1,4 @@
-#include "latchwork/experiments/check.h"
+#include "latchwork/check/builtin.h"
 
 #include <cstring>
 #include <map>
@@ -7,7 +7,7 @@
 #include "latchwork/backends.h"
 #include "latchwork/sim/relaxation_log.h"
 #include "latchwork/sim/sim_backend.h"
-#include "check_internal.h"
+#include "builtin_internal.h"
 
 namespace lw {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "latchwork/checkers/history.h"
+#include "latchwork/check/history.h"
 #include "latchwork/config/cluster_config.h"
 #include "latchwork/structures/tuple_store.h"
 

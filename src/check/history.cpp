@@ -1,13 +1,15 @@
 // The per-key history checker: each whole read is checked against the writes
 // of its key (unknown, future and stale values), holds of one key against
 // each other. Sorting by time keeps a key's check O(n log n).
-#include "latchwork/checkers/history.h"
+#include "latchwork/check/history.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
 #include <unordered_map>
+
+#include "latchwork/base/assert.h"
 
 namespace lw {
 namespace {
@@ -280,6 +282,21 @@ std::vector<HistoryViolation> History::check(uint64_t initial) const {
     return a.key != b.key ? a.key < b.key : a.start < b.start;
   });
   return out;
+}
+
+void History::check(std::vector<ModelViolation>* out) const {
+  LW_CHECK(out != nullptr);
+  for (HistoryViolation& v : check(initial_)) {
+    ModelViolation m;
+    m.kind = to_string(v.kind);
+    std::replace(m.kind.begin(), m.kind.end(), '_', '-');  // the models' spelling
+    m.key = v.key;
+    m.start = v.start;
+    m.end = v.end;
+    m.who = v.who;
+    m.detail = std::move(v.detail);
+    out->push_back(std::move(m));
+  }
 }
 
 }  // namespace lw

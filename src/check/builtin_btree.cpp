@@ -5,7 +5,7 @@
 // tree's structure (order, fences, sibling links, free latches) after the run.
 #include <string>
 
-#include "check_internal.h"
+#include "builtin_internal.h"
 #include "latchwork/backends.h"
 #include "latchwork/sim/sim_backend.h"
 #include "latchwork/structures/btree.h"

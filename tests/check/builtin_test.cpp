@@ -1,6 +1,6 @@
 // latchwork check: the negative controls are caught and explained by the
 // relaxation that broke them; the correct schemes show nothing.
-#include "latchwork/experiments/check.h"
+#include "latchwork/check/builtin.h"
 
 #include <gtest/gtest.h>
 
