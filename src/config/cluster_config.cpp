@@ -302,7 +302,7 @@ std::string ClusterConfig::validate() const {
   Semantics probe;
   if (!Semantics::from_profile(semantics_profile, &probe))
     return "semantics profile must be spec, connectx or sequential, got \"" + semantics_profile + "\"";
-  return {};
+  return semantics.validate();
 }
 
 std::string ClusterConfig::check_queue_depth(uint64_t wrs_per_coroutine) const {

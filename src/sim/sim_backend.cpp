@@ -65,6 +65,22 @@ void SimBackend::set_relaxation_log(RelaxationLog* log) {
   impl_->log = log;
 }
 
+void SimBackend::set_watchdog(const Nanos* last_progress, Nanos span) {
+  LW_CHECK_MSG(!impl_->ran, "set the watchdog before run()");
+  LW_CHECK_MSG(last_progress != nullptr, "the watchdog needs a progress clock");
+  impl_->watch_progress = last_progress;
+  impl_->watch_span = span;
+}
+
+void SimBackend::set_report_stalls(bool on) { impl_->report_stalls = on; }
+
+std::vector<BlockedWorker> SimBackend::blocked() const { return impl_->blocked; }
+
+void SimBackend::set_verb_trace(VerbTrace* trace) {
+  LW_CHECK_MSG(!impl_->ran, "set the verb trace before run()");
+  impl_->verb_trace = trace;
+}
+
 Capabilities SimBackend::capabilities() const {
   Capabilities c;
   c.deterministic = true;
@@ -134,99 +150,112 @@ RunStats SimBackend::run() {
   LW_CHECK_MSG(!s.ran, "a SimBackend runs once");
   s.ran = true;
   auto wall_start = std::chrono::steady_clock::now();  // reported, never decides anything
+  // The context names this run only while it runs, however run() ends.
+  struct ContextReset {
+    ~ContextReset() { set_run_context({}); }
+  } context_reset;
   {
     std::ostringstream os;
     os << "sim seed=" << s.cfg.seed << " profile=" << s.cfg.semantics_profile
        << " (replay: the same command with --seed " << s.cfg.seed << ")";
     set_run_context(os.str());
   }
-  // Start every coroutine at a small random offset so races differ per seed.
-  for (auto& co : s.coroutines) {
-    co->resume_point = co->task.handle();
-    s.events.push(s.draw(s.cfg.timing.jitter_ns + 1), EventKind::kWake, co.get());
-  }
   uint64_t processed = 0;
-  std::string exhausted;
-  // Progress on stderr for long runs: the wall clock is only read here, every
-  // 2^16 events, to decide when to print; no simulated decision depends on it.
-  auto next_progress = wall_start + std::chrono::seconds(s.cfg.budget.progress_seconds);
-  while (!s.events.empty()) {
-    if (processed >= s.event_limit) {
-      std::ostringstream os;
-      os << "the run reached its event budget of " << s.event_limit << " events at virtual time "
-         << s.now << " ns with " << s.finished << " of " << s.coroutines.size()
-         << " workers finished (a livelock, or a workload too large for the budget): raise "
-         << "--max-events or \"budget\": {\"max_events\"} in the config, or shrink the workload "
-         << "(--ops, --threads, --coroutines, --compute-nodes)";
-      exhausted = os.str();
-      break;
+  std::string exhausted, stalled;
+  try {
+    // Start every coroutine at a small random offset so races differ per seed.
+    for (auto& co : s.coroutines) {
+      co->resume_point = co->task.handle();
+      s.events.push(s.draw(s.cfg.timing.jitter_ns + 1), EventKind::kWake, co.get());
     }
-    Event e = s.events.pop();
-    // Events after the last worker finished (late duplicates, timers) still
-    // run: the virtual-time budget bounds the workers.
-    if (e.time > s.cfg.budget.max_virtual_ns && s.finished < s.coroutines.size()) {
-      std::ostringstream os;
-      os << "the run reached its virtual-time budget of " << s.cfg.budget.max_virtual_ns
-         << " ns after " << processed << " events with " << s.finished << " of "
-         << s.coroutines.size() << " workers finished: raise "
-         << "--max-virtual-ms or \"budget\": {\"max_virtual_ns\"} in the config, or shrink "
-         << "the workload or the timing fields";
-      exhausted = os.str();
-      s.events.push(e.time, e.kind, e.target, e.arg);  // freed below with the rest
-      break;
-    }
-    LW_CHECK(e.time >= s.now);
-    s.now = e.time;
-    s.trace.mix(e.time);
-    s.trace.mix((e.seq << 4) | static_cast<uint64_t>(e.kind));
-    s.dispatch(e);
-    ++processed;
-    if (s.cfg.budget.progress_seconds != 0 && (processed & 0xffff) == 0) {
-      auto wall = std::chrono::steady_clock::now();
-      if (wall >= next_progress) {
-        next_progress = wall + std::chrono::seconds(s.cfg.budget.progress_seconds);
-        std::fprintf(stderr,
-                     "latchwork sim: %llu events (budget %llu), virtual time %.3f ms, %u of %zu "
-                     "workers finished, %.0f s wall\n",
-                     static_cast<unsigned long long>(processed),
-                     static_cast<unsigned long long>(s.event_limit), static_cast<double>(s.now) / 1e6,
-                     static_cast<unsigned>(s.finished), s.coroutines.size(),
-                     std::chrono::duration<double>(wall - wall_start).count());
-      }
-    }
-  }
-  if (!exhausted.empty()) {
-    // Stopped at the budget: the requests still in flight are only referenced
-    // by their pending events, which will never run. Return them to the pool.
-    std::vector<sim::Op*> in_flight;
+    // Progress on stderr for long runs: the wall clock is only read here, every
+    // 2^16 events, to decide when to print; no simulated decision depends on it.
+    auto next_progress = wall_start + std::chrono::seconds(s.cfg.budget.progress_seconds);
     while (!s.events.empty()) {
+      if (processed >= s.event_limit) {
+        std::ostringstream os;
+        os << "the run reached its event budget of " << s.event_limit << " events at virtual time "
+           << s.now << " ns with " << s.finished << " of " << s.coroutines.size()
+           << " workers finished (a livelock, or a workload too large for the budget): raise "
+           << "--max-events or \"budget\": {\"max_events\"} in the config, or shrink the workload "
+           << "(--ops, --threads, --coroutines, --compute-nodes)";
+        exhausted = os.str();
+        break;
+      }
       Event e = s.events.pop();
-      switch (e.kind) {
-        case EventKind::kReadLines: case EventKind::kWriteLine: case EventKind::kAtomicRead:
-        case EventKind::kAtomicWriteBack: case EventKind::kComplete: case EventKind::kDeviceOp:
-        case EventKind::kSwitchRequest: case EventKind::kSwitchResponse:
-          in_flight.push_back(static_cast<sim::Op*>(e.target));
-          break;
-        default: break;
+      // Events after the last worker finished (late duplicates, timers) still
+      // run: the virtual-time budget bounds the workers.
+      if (e.time > s.cfg.budget.max_virtual_ns && s.finished < s.coroutines.size()) {
+        std::ostringstream os;
+        os << "the run reached its virtual-time budget of " << s.cfg.budget.max_virtual_ns
+           << " ns after " << processed << " events with " << s.finished << " of "
+           << s.coroutines.size() << " workers finished: raise "
+           << "--max-virtual-ms or \"budget\": {\"max_virtual_ns\"} in the config, or shrink "
+           << "the workload or the timing fields";
+        exhausted = os.str();
+        s.events.push(e.time, e.kind, e.target, e.arg);  // freed below with the rest
+        break;
+      }
+      // The watchdog: one test per event while set. `*watch_progress` may run
+      // ahead of the clock (a coroutine's CPU time), hence the first test.
+      if (s.watch_progress != nullptr && e.time > *s.watch_progress &&
+          e.time - *s.watch_progress > s.watch_span && s.finished < s.coroutines.size()) {
+        std::ostringstream os;
+        os << "stalled: no progress for more than " << s.watch_span << " ns (the watchdog's span; "
+           << "last progress at " << *s.watch_progress << " ns, next event at " << e.time
+           << " ns) with " << s.finished << " of " << s.coroutines.size()
+           << " workers finished: a lost wake-up or a livelock";
+        stalled = os.str();
+        s.events.push(e.time, e.kind, e.target, e.arg);  // freed below with the rest
+        break;
+      }
+      LW_CHECK(e.time >= s.now);
+      s.now = e.time;
+      s.trace.mix(e.time);
+      s.trace.mix((e.seq << 4) | static_cast<uint64_t>(e.kind));
+      s.dispatch(e);
+      ++processed;
+      if (s.cfg.budget.progress_seconds != 0 && (processed & 0xffff) == 0) {
+        auto wall = std::chrono::steady_clock::now();
+        if (wall >= next_progress) {
+          next_progress = wall + std::chrono::seconds(s.cfg.budget.progress_seconds);
+          std::fprintf(stderr,
+                       "latchwork sim: %llu events (budget %llu), virtual time %.3f ms, %u of %zu "
+                       "workers finished, %.0f s wall\n",
+                       static_cast<unsigned long long>(processed),
+                       static_cast<unsigned long long>(s.event_limit), static_cast<double>(s.now) / 1e6,
+                       static_cast<unsigned>(s.finished), s.coroutines.size(),
+                       std::chrono::duration<double>(wall - wall_start).count());
+        }
       }
     }
-    std::sort(in_flight.begin(), in_flight.end());
-    in_flight.erase(std::unique(in_flight.begin(), in_flight.end()), in_flight.end());
-    for (sim::Op* op : in_flight) s.free_op(op);
+  } catch (...) {
+    // A worker's exception or a violated invariant: nothing will run again.
+    s.drop_in_flight();
+    throw;
   }
-  if (exhausted.empty() && s.finished != s.coroutines.size()) {
+  const size_t unfinished = s.coroutines.size() - s.finished;
+  if (exhausted.empty() && stalled.empty() && unfinished != 0) {
     std::ostringstream os;
-    os << "deadlock: " << (s.coroutines.size() - s.finished) << " of " << s.coroutines.size()
-       << " coroutines are suspended with nothing left to wake them";
-    invariant_failed("all coroutines finished", __FILE__, __LINE__, os.str());
+    if (!s.report_stalls && s.watch_progress == nullptr) {
+      os << "deadlock: " << unfinished << " of " << s.coroutines.size()
+         << " coroutines are suspended with nothing left to wake them";
+      invariant_failed("all coroutines finished", __FILE__, __LINE__, os.str());
+    }
+    os << "deadlock: " << unfinished << " of " << s.coroutines.size()
+       << " workers are suspended with nothing left to wake them";
+    stalled = os.str();
   }
-  set_run_context({});
+  // Stopped short: the requests still in flight are only referenced by their
+  // pending events, which will never run. Say who waits on what, then free them.
+  if (!exhausted.empty() || !stalled.empty()) s.stop_short();
   RunStats stats;
   stats.elapsed_ns = s.now;
   stats.verbs = s.verbs;
   stats.events = processed;
   stats.trace_hash = s.trace.value();
   stats.budget_exhausted = std::move(exhausted);
+  stats.stalled = std::move(stalled);
   s.timing->report(&stats.counters);
   for (const auto& [name, value] : s.sw.counters) stats.counters[name] = value;
   stats.wall_seconds =
@@ -236,6 +265,7 @@ RunStats SimBackend::run() {
 
 void SimBackend::Impl::dispatch(const Event& e) {
   prefetch_next();
+  if (verb_trace != nullptr) [[unlikely]] note_access(e);
   switch (e.kind) {
     case EventKind::kReadLines: on_read_lines(static_cast<sim::Op*>(e.target), e.arg); break;
     case EventKind::kWriteLine: on_write_line(static_cast<sim::Op*>(e.target), e.arg); break;
@@ -296,6 +326,8 @@ void SimBackend::Impl::run_now(Coroutine* c) {
   if (c->task.done()) {
     c->finished = true;
     ++finished;
+    // A worker's main ended with an exception: run() stops and rethrows it.
+    c->task.rethrow_if_failed();
   }
 }
 

@@ -84,7 +84,13 @@ void SimBackend::Impl::schedule_on_device(Op* op, Nanos posted) {
 void SimBackend::Impl::on_device_op(Op* op) {
   WorkRequest& wr = *op->wr;
   sim::MemoryNode& m = *memory[wr.remote.node()];
-  execute_on_device(m, wr, op->sw, op->payload.data(), /*write_result=*/true);
+  if (wr.opcode == Opcode::kRead) {
+    // READ data reaches the requester with the response (on_complete).
+    const std::byte* from = m.mem.bytes(wr.remote.offset());
+    op->payload.assign(from, from + wr.length);
+    op->staged_read = true;
+  }
+  execute_on_device(m, wr, op->sw, op->payload.data(), /*write_result=*/wr.opcode != Opcode::kRead);
   if (m.kind == NodeKind::kSwitch) sw.last_request_psn[op->qp] = op->psn;
   if (m.kind == NodeKind::kSmartNic) ++sw.counters["smartnic.rpcs"];
 }
@@ -236,7 +242,10 @@ void SimBackend::Impl::on_switch_response(Op* op) {
   if (op->sw == SwitchPacket::kReadTuple) {
     const bool consistent = *v == op->sw_version && (*v & 1) == 0;
     const uint64_t verdict = consistent ? op->sw_version : kSwitchReadInconsistent;
-    if (wr.length >= kWord) std::memcpy(wr.local, &verdict, kWord);
+    // The switch rewrites the response in flight; it reaches the requester
+    // at completion.
+    LW_CHECK(op->staged_read);
+    if (wr.length >= kWord) std::memcpy(op->payload.data(), &verdict, kWord);
     sw.count(consistent ? "reads_verified" : "reads_inconsistent");
     return;
   }

@@ -8,6 +8,7 @@
 
 #include "event_queue.h"
 #include "flat_map.h"
+#include "sim_tracking.h"
 #include "switch_state.h"
 #include "latchwork/sim/relaxation_log.h"
 #include "latchwork/sim/sim_backend.h"
@@ -56,7 +57,10 @@ inline constexpr uint32_t kAllLines = ~uint32_t{0};
 struct Op {
   WorkRequest* wr = nullptr;  // where results go: the caller's, or `own`
   WorkRequest own;            // copy for unsignaled fire-and-forget posts
-  std::vector<std::byte> payload;  // WRITE data, copied at post
+  // WRITE: the bytes sent, copied at post (with write_payload_late each line
+  // is read again when the NIC fetches it). READ: the fetched bytes, held
+  // until the response reaches the requester (`staged_read`).
+  std::vector<std::byte> payload;
   const std::byte* target = nullptr;  // its first byte in node memory (host-side prefetch only)
   Coroutine* waiter = nullptr;     // resumed by this op's completion
   QueuePair* qp = nullptr;
@@ -70,6 +74,7 @@ struct Op {
   bool atomic_writes = false;
   bool has_window = false;
   bool device = false;
+  bool staged_read = false;  // a READ whose `payload` goes to wr->local at completion
   // The switch's view of this request (§5.5): its packet type, and the
   // Client-to-Tuple-ID / Client-to-Version entries kept until the response.
   SwitchPacket sw = SwitchPacket::kNone;
@@ -77,6 +82,11 @@ struct Op {
   uint64_t sw_tuple = 0;
   uint64_t sw_version = 0;
   uint64_t psn = 0;
+  // For liveness reports and the verb trace (sim_tracking.cpp); never decide.
+  Coroutine* poster = nullptr;  // set when posted
+  Nanos posted = 0;
+  Nanos first_access = kNever;  // kept only while a verb trace is set
+  Nanos last_access = kNever;
 };
 
 // A store to memory-node memory: a WRITE line or a CPU store/atomic.
@@ -155,6 +165,8 @@ struct SimBackend::Impl {
   void schedule(sim::Op* op, Nanos posted);
   void on_read_lines(sim::Op* op, uint32_t line);
   void on_write_line(sim::Op* op, uint32_t line);
+  // write_payload_late: the NIC DMA-reads line `line` of a WRITE's source.
+  void on_write_fetch(sim::Op* op, uint32_t line);
   void on_atomic_read(sim::Op* op);
   void on_atomic_write_back(sim::Op* op);
   void on_complete(sim::Op* op);
@@ -192,11 +204,22 @@ struct SimBackend::Impl {
   void log_overtaking(const sim::Op* op, Nanos effect);
   void log_lost_stores(const sim::Op* atomic, const std::vector<sim::StoreSource>& lost);
   void log_write_line(sim::MemoryNode& m, const sim::Op* op, uint32_t line);
+  // A WRITE's source bytes [lo, hi) (request offsets) changed between post and fetch.
+  void log_payload_late(const sim::Op* op, uint32_t line, uint64_t lo, uint64_t hi);
   void log_partial_fetch(sim::MemoryNode& m, const sim::Op* read, uint64_t lo, uint64_t hi);
   void release_atomic_unit(sim::MemoryNode& m, uint64_t word, const sim::Op* op);
   void schedule_atomic(sim::MemoryNode& m, sim::Op* op, bool device, Nanos earliest);
   sim::Op* new_op();
   void free_op(sim::Op* op);
+
+  // --- liveness and the verb trace (sim_tracking.cpp); they only read ---
+  void note_completion(sim::Op* op);  // every completion, before free_op
+  void note_access(const sim::Event& e);  // memory-touching events, trace only
+  // The run stopped short: records what each unfinished coroutine waits on
+  // (and the requests in flight, into the trace), then frees those requests.
+  void stop_short();
+  // An exception ends the run: frees the requests in flight.
+  void drop_in_flight();
 
   ClusterConfig cfg;
   const Semantics& sem;
@@ -211,11 +234,20 @@ struct SimBackend::Impl {
   std::vector<std::unique_ptr<sim::MemoryNode>> memory;
   std::vector<std::unique_ptr<sim::Thread>> threads;
   std::vector<std::unique_ptr<sim::Coroutine>> coroutines;
-  std::vector<std::unique_ptr<sim::Op>> op_pool;
+  // Every Op ever made is owned here, so none leaks whatever stops a run;
+  // op_pool holds the free ones.
+  std::vector<std::unique_ptr<sim::Op>> op_store;
+  std::vector<sim::Op*> op_pool;
   size_t finished = 0;
   bool ran = false;
   RelaxationLog* log = nullptr;  // records weak behaviours; never decides anything
   sim::SwitchState sw;           // the programmable switch's data plane (if any)
+  // Liveness (sim_backend.h): all only read the simulation.
+  const Nanos* watch_progress = nullptr;  // the watchdog, when set
+  Nanos watch_span = 0;
+  bool report_stalls = false;
+  std::vector<BlockedWorker> blocked;  // filled by stop_short()
+  VerbTrace* verb_trace = nullptr;
 };
 
 namespace sim {
@@ -241,6 +273,7 @@ struct Coroutine final : WorkerPort {
   std::coroutine_handle<> resume_point;
   CpuAccess* pending_cpu = nullptr;
   bool finished = false;
+  WorkerTrack track;  // its last completions, for blocked()
 };
 
 }  // namespace sim

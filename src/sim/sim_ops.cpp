@@ -11,6 +11,13 @@ using sim::kAllLines;
 using sim::Op;
 
 namespace {
+// write_payload_late: a kWriteLine event whose arg carries this bit is the
+// NIC's DMA read of that line of the source, not its landing. Line indices
+// stay below 2^18 (kMaxTransferBytes / 64), so no index and not kAllLines
+// is confused with it.
+constexpr uint32_t kFetchLine = uint32_t{1} << 31;
+static_assert(kMaxTransferBytes / kCacheLine < kFetchLine, "line indices fit below the fetch bit");
+
 uint64_t first_line(const WorkRequest& wr) { return line_of(wr.remote.offset()); }
 uint32_t line_count(const WorkRequest& wr) {
   uint64_t len = is_atomic(wr.opcode) ? 8 : wr.length;
@@ -26,8 +33,8 @@ void line_range(const WorkRequest& wr, uint32_t i, uint64_t* lo, uint64_t* hi) {
 }  // namespace
 
 Op* SimBackend::Impl::new_op() {
-  if (op_pool.empty()) return new Op();
-  Op* op = op_pool.back().release();
+  if (op_pool.empty()) return op_store.emplace_back(std::make_unique<Op>()).get();
+  Op* op = op_pool.back();
   op_pool.pop_back();
   return op;
 }
@@ -65,6 +72,7 @@ void SimBackend::Impl::free_op(Op* op) {
   op->waiter = nullptr;
   op->target = nullptr;
   op->has_window = false;
+  op->staged_read = false;
   op->sw = sim::SwitchPacket::kNone;
   op_pool.emplace_back(op);
 }
@@ -107,13 +115,17 @@ bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
     op->wr->old_value = 0;
     if (op->wr->opcode == Opcode::kWrite && op->wr->length <= kMaxTransferBytes &&
         op->wr->local != nullptr) {
-      // The NIC reads the source when the request is posted.
+      // The source as it is at post. With write_payload_late each line is
+      // read again when the NIC fetches it (on_write_fetch); the copy is
+      // what a changed buffer is compared against.
       op->payload.assign(static_cast<const std::byte*>(op->wr->local),
                          static_cast<const std::byte*>(op->wr->local) + op->wr->length);
     }
     op->waiter = (waiter && i == n - 1) ? c : nullptr;
     op->route = t->route;
     op->who = c->worker.placement();
+    op->poster = c;
+    op->posted = posted;
     schedule(op, posted);
   }
   if (!waiter) return false;
@@ -157,6 +169,12 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
     Nanos e = std::max(arrive, qp.atomics_done);
     if (wr.fence) e = std::max(e, qp.reads_done);
     if (wr.opcode == Opcode::kRead) {
+      // The lines fetched wait in the NIC until the response reaches the
+      // requester (on_complete): RC delivers READ responses in posting order
+      // per QP (IBA Vol 1, ch. 9.5, transaction ordering), whatever order
+      // the responder fetched them in.
+      op->payload.resize(wr.length);
+      op->staged_read = true;
       Nanos floor = qp.writes_done + 1;  // nothing overtakes a WRITE or atomic
       if (!sem.reads_unordered) floor = std::max(floor, qp.reads_done + 1);
       const AccessTimes at = timing->access(op->route, wr, device, e);
@@ -192,17 +210,30 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
         const AccessTimes at = timing->access(op->route, wr, device, e);
         const Nanos first = std::max(at.begin, floor);
         const Nanos last = std::max(at.end, first);
+        // write_payload_late: the NIC reads each line of the source at a
+        // drawn instant, in address order, no later than the line lands.
+        Nanos fetch = op->posted;
+        auto fetch_line = [&](uint32_t i, Nanos lands) {
+          LW_CHECK(lands >= fetch);
+          fetch += draw(lands - fetch + 1);
+          events.push(fetch, EventKind::kWriteLine, op, kFetchLine | i);  // before its landing
+        };
+        // Under the §5.5 program the switch rewrites a WRITE's header in
+        // flight (on_switch_request): its source is read at post.
+        const bool late = sem.write_payload_late && !watched && op->payload.size() == wr.length;
         if (sem.write_lines_staggered && lines > 1) {
           // Lines land one by one in increasing address order.
           const Nanos step = last > first ? (last - first) / lines : 0;
           Nanos when = first;
           for (uint32_t i = 0; i < lines; ++i) {
             if (i > 0) when += 1 + (step ? draw(2 * step) : draw(sem.write_line_gap_ns));
+            if (late) fetch_line(i, when);
             events.push(when, EventKind::kWriteLine, op, i);
           }
           done = when;
           if (log) log_overtaking(op, first);
         } else {
+          for (uint32_t i = 0; late && i < lines; ++i) fetch_line(i, last);
           events.push(last, EventKind::kWriteLine, op, kAllLines);
           done = last;
           if (log) log_overtaking(op, last);
@@ -252,7 +283,9 @@ void SimBackend::Impl::on_read_lines(Op* op, uint32_t line) {
   const WorkRequest& wr = *op->wr;
   sim::MemoryNode& m = *memory[wr.remote.node()];
   NodeMemory& mem = m.mem;
-  auto* dst = static_cast<std::byte*>(wr.local);
+  // Into the staged response; on_complete delivers it.
+  LW_CHECK(op->staged_read && op->payload.size() == wr.length);
+  std::byte* dst = op->payload.data();
   if (line == kAllLines) {
     if (log && !m.partial_writes.empty())
       log_partial_fetch(m, op, wr.remote.offset(), wr.remote.offset() + wr.length);
@@ -266,6 +299,10 @@ void SimBackend::Impl::on_read_lines(Op* op, uint32_t line) {
 }
 
 void SimBackend::Impl::on_write_line(Op* op, uint32_t line) {
+  if (line != kAllLines && (line & kFetchLine)) {
+    on_write_fetch(op, line & ~kFetchLine);
+    return;
+  }
   const WorkRequest& wr = *op->wr;
   sim::MemoryNode& m = *memory[wr.remote.node()];
   uint64_t lo = wr.remote.offset(), hi = lo + wr.length;
@@ -273,6 +310,19 @@ void SimBackend::Impl::on_write_line(Op* op, uint32_t line) {
   std::memcpy(m.mem.bytes(lo), op->payload.data() + (lo - wr.remote.offset()), hi - lo);
   if (log && line != kAllLines) log_write_line(m, op, line);
   note_store(m, lo, hi, sem.atomic_loses_write, {op->who, "WRITE", wr.remote, wr.length, now});
+}
+
+void SimBackend::Impl::on_write_fetch(Op* op, uint32_t line) {
+  // The source must still be alive and, on real NICs, unchanged: whatever is
+  // there now is what the NIC sends.
+  const WorkRequest& wr = *op->wr;
+  uint64_t lo, hi;
+  line_range(wr, line, &lo, &hi);
+  const uint64_t at = lo - wr.remote.offset();
+  const std::byte* src = static_cast<const std::byte*>(wr.local) + at;
+  if (log && std::memcmp(op->payload.data() + at, src, hi - lo) != 0)
+    log_payload_late(op, line, at, at + (hi - lo));
+  std::memcpy(op->payload.data() + at, src, hi - lo);
 }
 
 void SimBackend::Impl::note_store(sim::MemoryNode& m, uint64_t lo, uint64_t hi, bool losable,
@@ -353,6 +403,11 @@ void SimBackend::Impl::on_complete(Op* op) {
   LW_CHECK(op->qp->outstanding > 0);
   --op->qp->outstanding;
   timing->completed(op->route);
+  if (op->staged_read) {
+    // The READ response arrives: only now does the requester see the data.
+    std::memcpy(op->wr->local, op->payload.data(), op->wr->length);
+  }
+  note_completion(op);
   sim::Coroutine* waiter = op->waiter;
   free_op(op);
   if (waiter) make_ready(waiter, waiter->resume_point);

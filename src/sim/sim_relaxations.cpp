@@ -75,10 +75,10 @@ void SimBackend::Impl::log_read_order(const sim::Op* op, Nanos first, Nanos last
 void SimBackend::Impl::log_overtaking(const sim::Op* op, Nanos effect) {
   const sim::ReadMark& read = op->qp->slowest_read;
   if (!read.valid || effect >= read.fetch) return;
-  // Only a later request on the READ's bytes can change what it sees.
-  const RelaxationEvent probe{0, 0, {}, "", "", read.addr, read.length};
-  if (!probe.touches(op->wr->remote, bytes_of(op))) return;
-  // The READ is the request affected: it may see the later request's effect.
+  // Logged whatever bytes the later request touches: an unlatch WRITE on the
+  // latch word overtaking a READ of the data lets a writer in before the READ
+  // fetched (the overtaking request need not touch the READ's bytes). The
+  // READ is the request affected: the event carries its bytes.
   log->add(event(effect, read.fetch, read.who, "read_overtaken",
                  request(read) + " by " + who(read.who) + " fetched at " + ns(read.fetch) +
                      ", after the later " + request(op) + " by " + who(op->who) +
@@ -125,6 +125,16 @@ void SimBackend::Impl::log_write_line(sim::MemoryNode& m, const sim::Op* op, uin
     }
     return;
   }
+}
+
+void SimBackend::Impl::log_payload_late(const sim::Op* op, uint32_t line, uint64_t lo, uint64_t hi) {
+  // Affected: whoever reads the WRITE's target; named by the writer's bytes.
+  log->add(event(op->posted, now, op->who, "write_payload_late",
+                 request(op) + " by " + who(op->who) + " posted at " + ns(op->posted) +
+                     ": the NIC read line " + std::to_string(line) + " of its source at " + ns(now) +
+                     " and sent bytes " + std::to_string(lo) + ".." + std::to_string(hi) +
+                     " changed since the post",
+                 op->wr->remote + lo, hi - lo));
 }
 
 void SimBackend::Impl::log_partial_fetch(sim::MemoryNode& m, const sim::Op* read, uint64_t lo,

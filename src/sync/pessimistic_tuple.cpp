@@ -112,9 +112,16 @@ Task<Status> pessimistic_update(Worker& w, const LatchedTuple& t, LatchOptimizat
       if (hold) hold->released = w.now();
       co_return co_await w.execute(b);
     }
+    // The asynchronous levels post their WRITE unsignaled: the NIC reads the
+    // source after we return, so it lives in the worker's post buffer for
+    // the node, not in `buf` (the caller's) or this frame. Reusing it is
+    // safe: the next update on the node first latches there (signaled,
+    // posted later), and that completes only after this WRITE executed.
     case LatchOptimization::kAsyncUnlatch: {
+      std::span<std::byte> src = w.post_buffer(t.data.node(), t.data_bytes);
+      std::memcpy(src.data(), buf.data(), t.data_bytes);
       Batch b;
-      b.write(t.data, buf.data(), t.data_bytes);
+      b.write(t.data, src.data(), t.data_bytes);
       add_unlatch(b, t, mode);
       if (hold) hold->released = w.now();
       co_return w.post(b);
@@ -122,8 +129,9 @@ Task<Status> pessimistic_update(Worker& w, const LatchedTuple& t, LatchOptimizat
     case LatchOptimization::kWriteUnlatch: {
       LW_CHECK_MSG(t.latch == t.data + t.data_bytes, "write unlatch needs the latch right after the data");
       // One WRITE: the data, then (at the highest address) the free latch word.
-      std::vector<std::byte> image(t.data_bytes + kWord);
+      std::span<std::byte> image = w.post_buffer(t.data.node(), t.data_bytes + kWord);
       std::memcpy(image.data(), buf.data(), t.data_bytes);
+      std::memset(image.data() + t.data_bytes, 0, kWord);
       if (hold) hold->released = w.now();
       Batch b;
       b.write(t.data, image.data(), static_cast<uint32_t>(image.size()));

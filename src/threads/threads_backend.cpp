@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <exception>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -155,6 +157,24 @@ void ThreadsBackend::spawn(Placement p, WorkerMain main) {
   s.coroutines.push_back(std::move(co));
 }
 
+namespace {
+[[noreturn]] void report_and_terminate(const threads::Coroutine* c, std::exception_ptr ex) {
+  std::string what = "an exception not derived from std::exception";
+  try {
+    std::rethrow_exception(ex);
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+  }
+  const Placement& p = c->worker.placement();
+  std::fprintf(stderr,
+               "latchwork: the worker at %s %u thread %u coroutine %u ended with an exception: %s\n",
+               p.on_memory_node() ? "memory" : "compute", p.node, p.thread, p.coroutine, what.c_str());
+  std::fflush(stderr);
+  std::terminate();
+}
+}  // namespace
+
 RunStats ThreadsBackend::run() {
   Impl& s = *impl_;
   LW_CHECK_MSG(!s.ran, "a ThreadsBackend runs once");
@@ -183,8 +203,13 @@ RunStats ThreadsBackend::run() {
           c->wake_at = 0;
         }
         std::exchange(c->resume_point, {}).resume();
-        if (c->task.done()) ++finished;
-        else LW_CHECK_MSG(c->resume_point, "a coroutine suspended on something else than Latchwork");
+        if (c->task.done()) {
+          // No run can go on past a failed worker here: say why, then end.
+          if (std::exception_ptr ex = c->task.exception()) [[unlikely]] report_and_terminate(c, ex);
+          ++finished;
+        } else {
+          LW_CHECK_MSG(c->resume_point, "a coroutine suspended on something else than Latchwork");
+        }
       }
     });
   }

@@ -92,6 +92,13 @@ Status Worker::post(Batch& batch) {
   return batch.status();
 }
 
+std::span<std::byte> Worker::post_buffer(NodeId node, size_t bytes) {
+  if (post_buffers_.size() <= node) post_buffers_.resize(size_t{node} + 1);
+  std::vector<std::byte>& b = post_buffers_[node];
+  if (b.size() < bytes) b.resize(bytes);
+  return {b.data(), bytes};
+}
+
 Worker::CpuAwaiter Worker::cpu_load(RemoteAddr addr) {
   return {port_, {.kind = CpuAccess::Kind::kLoad, .addr = addr}};
 }

@@ -148,7 +148,8 @@ TEST(ClusterConfig, EveryBoundAcceptsItsLimits) {
            R"({"memory_node_bytes": 17179869184})",
            R"({"memory_nodes": 256})",
            R"({"queue_depth": 65536, "coroutines_per_thread": 1024})",
-           R"({"semantics": {"atomic_window_ns": 1000000, "read_spread_ns": 0}})",
+           // A zero window is accepted with its switch off.
+           R"({"semantics": {"atomic_window_ns": 1000000, "read_spread_ns": 0, "read_lines_unordered": false}})",
            R"({"timing": {"jitter_ns": 1000000000, "bytes_per_ns": 0.00125}})",
        }) {
     ClusterConfig c;

@@ -124,7 +124,7 @@ TEST_P(VerbsConformance, UnsignaledPostIsCompletedByALaterSignaledOne) {
   uint64_t seen = 0;
   auto b = run_one(
       [&seen](Worker& w, RemoteAddr x) -> Task<void> {
-        static const uint64_t v = 77;  // WRITE sources are copied at post
+        static const uint64_t v = 77;  // static: alive until the NIC reads it
         Batch fire;
         fire.write(x, &v, 8);
         EXPECT_EQ(w.post(fire), Status::kOk);

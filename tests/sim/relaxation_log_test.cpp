@@ -174,6 +174,32 @@ Scenario reads_unordered() {
   };
 }
 
+// Writer: posts WRITE x := v (v = 1) unsignaled, sets v := 2 a random while
+// later, then completes it with a READ. Reader, later: READ x. "2": the NIC
+// read the source after the change.
+Scenario payload_late() {
+  return [](SimBackend& sim) {
+    RemoteAddr x = sim.allocate(0, 64);
+    auto out = std::make_shared<std::string>();
+    sim.spawn(compute(0), [x](Worker& w) -> Task<void> {
+      uint64_t v = 1, sink = 0;
+      Batch b;
+      b.write(x, &v, 8);
+      EXPECT_TRUE(ok(w.post(b)));
+      co_await w.sleep(w.rng().below(kSpread));
+      v = 2;
+      EXPECT_TRUE(ok(co_await w.read(&sink, x + 8, 8)));
+    });
+    sim.spawn(compute(1), [x, out](Worker& w) -> Task<void> {
+      co_await w.sleep(10 * kSpread);
+      uint64_t seen = 0;
+      EXPECT_TRUE(ok(co_await w.read(&seen, x, 8)));
+      *out = std::to_string(seen);
+    });
+    return [out] { return *out; };
+  };
+}
+
 struct Case {
   const char* relaxation;
   Scenario scenario;
@@ -190,6 +216,7 @@ std::vector<Case> cases() {
       {"atomic_loses_cpu", atomic_vs_store(true), "1", {compute(0), memory_thread}, 1, 1},
       {"read_overtaken", read_then_write(), "1", {compute(0)}, 1},
       {"reads_unordered", reads_unordered(), "10", {compute(1)}},
+      {"write_payload_late", payload_late(), "2", {compute(0)}},
   };
 }
 

@@ -7,13 +7,17 @@
 //               IBV_ATOMIC_HCA: NIC atomics not atomic with CPU atomics).
 //               Reordering on one queue pair was not observed there, so those
 //               two switches are off; turn them on by name to test for them.
+//               A ConnectX NIC DMA-reads a WRITE's source when it executes
+//               the WQE, yet write_payload_late is off here: its random draws
+//               would move the calibrated repro figures; turn it on by name.
 //   sequential  no relaxation: every operation acts at one instant, in order.
 //
 // Guarantees that hold in every profile (and are litmus-tested as forbidden
 // outcomes): an aligned 64-byte line is read and written atomically, a WRITE
 // lands in increasing address order, NIC atomics on one NIC are atomic with
 // each other, WRITEs and atomics on one queue pair execute in posting order,
-// completions arrive in posting order per queue pair.
+// completions arrive in posting order per queue pair, a READ's destination is
+// written when its response arrives, in posting order per queue pair.
 #pragma once
 
 #include <string>
@@ -40,6 +44,10 @@ struct Semantics {
   bool read_overtaken = true;
   // Two READs on one queue pair execute in either order.
   bool reads_unordered = true;
+  // A WRITE's payload is DMA-read from the requester's buffer when the NIC
+  // executes it (each line at its own instant between post and landing), not
+  // copied at post: a buffer changed before completion sends new bytes.
+  bool write_payload_late = true;
 
   // Widths of the windows the relaxations act in (virtual nanoseconds).
   Nanos read_spread_ns = 800;    // lines of one READ fetched within this window
@@ -63,6 +71,9 @@ struct Semantics {
   static const std::vector<Switch>& switches();
 
   bool any_relaxation() const;
+  // A switched-on relaxation whose window is 0 would never act: the error
+  // names the switch and its window field; "" when none.
+  std::string validate() const;
   bool operator==(const Semantics&) const = default;
 };
 

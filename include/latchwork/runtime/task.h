@@ -3,7 +3,14 @@
 // A Task runs when awaited and resumes its awaiter when it finishes (symmetric
 // transfer, so deep chains of awaits use no stack). Remote operations suspend
 // only at an explicit co_await; a Task never suspends behind its caller's back.
-// Exceptions are not used: an exception escaping a Task terminates the program.
+//
+// Exceptions: one escaping a Task's body is stored in its promise and rethrown
+// by the co_await of whoever awaits it, so it travels up the chain of awaits
+// like a call stack's. A top-level Task (a worker's main) has no awaiter: its
+// backend checks exception() when it finishes. Latchwork code itself does not
+// throw; exceptions come from the program under test or from an invariant
+// check inside a ThrowOnInvariant scope (base/assert.h). On the normal path
+// the cost is one null pointer per frame and one test per await.
 #pragma once
 
 #include <coroutine>
@@ -35,7 +42,8 @@ struct TaskPromiseBase {
     void await_resume() noexcept {}
   };
   FinalAwaiter final_suspend() noexcept { return {}; }
-  void unhandled_exception() noexcept { std::terminate(); }
+  void unhandled_exception() noexcept { exception = std::current_exception(); }
+  std::exception_ptr exception;  // set when the body ended with an exception
 };
 
 template <typename T>
@@ -76,6 +84,12 @@ class [[nodiscard]] Task {
 
   bool valid() const { return static_cast<bool>(h_); }
   bool done() const { return h_ && h_.done(); }
+  // The exception the Task's body ended with, or null (also while unfinished).
+  std::exception_ptr exception() const { return h_ ? h_.promise().exception : nullptr; }
+  // For a finished top-level Task: rethrows the exception it ended with.
+  void rethrow_if_failed() const {
+    if (std::exception_ptr e = exception()) std::rethrow_exception(e);
+  }
 
   auto operator co_await() && noexcept {
     struct Awaiter {
@@ -87,6 +101,7 @@ class [[nodiscard]] Task {
       }
       T await_resume() {
         LW_CHECK_MSG(h && h.done(), "awaited an empty or unfinished Task");
+        if (h.promise().exception) [[unlikely]] std::rethrow_exception(h.promise().exception);
         if constexpr (!std::is_void_v<T>) return std::move(*h.promise().value);
       }
     };

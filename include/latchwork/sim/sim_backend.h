@@ -7,16 +7,24 @@
 // rolling trace hash: the same seed and config give the same execution and the
 // same hash. The semantics contract (config/semantics.h) decides which of the
 // RDMA relaxations are in effect.
+//
+// Failures: an exception that ends a worker's main Task, or an
+// InvariantViolation thrown anywhere in the event loop (ThrowOnInvariant,
+// base/assert.h), stops run(), which frees every request in flight and
+// rethrows it; the backend can then only be inspected and destroyed.
 #pragma once
 
 #include <memory>
+#include <vector>
 
+#include "latchwork/sim/blocked_worker.h"
 #include "latchwork/sim/timing_model.h"
 #include "latchwork/verbs/backend.h"
 
 namespace lw {
 
 class RelaxationLog;
+class VerbTrace;
 
 class SimBackend final : public Backend {
  public:
@@ -45,6 +53,22 @@ class SimBackend final : public Backend {
   // run(); null, the default, turns it off). Logging changes no decision:
   // the trace hash is the same with and without a log.
   void set_relaxation_log(RelaxationLog* log);
+
+  // Liveness (before run()). The watchdog stops run() with RunStats::stalled
+  // when, with workers unfinished, virtual time passes *last_progress + span;
+  // the workload advances *last_progress (e.g. to w.now() after each
+  // completed operation). It only reads: a run it does not stop is unchanged.
+  void set_watchdog(const Nanos* last_progress, Nanos span);
+  // A deadlock (nothing left to happen, workers unfinished) ends run() with
+  // RunStats::stalled instead of an invariant violation. Implied by a watchdog.
+  void set_report_stalls(bool on);
+  // After a run that stopped short (stalled or out of budget): one entry per
+  // unfinished worker, in spawn order, saying what it waits on and what it
+  // last saw. Empty otherwise.
+  std::vector<BlockedWorker> blocked() const;
+  // Records every work request into `trace` (before run(); null: off).
+  // Recording changes no decision: the trace hash is the same without it.
+  void set_verb_trace(VerbTrace* trace);
 
   struct Impl;
 

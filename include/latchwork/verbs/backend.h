@@ -33,6 +33,12 @@ struct RunStats {
   // before every worker finished: the message says which flag or config field
   // to raise. Results of such a run are partial; commands exit with 1.
   std::string budget_exhausted;
+  // Sim: non-empty when the run stopped because its workers stopped making
+  // progress: the watchdog saw no progress for its span, or (with stall
+  // reports on) a deadlock left nothing to wake them. The message says which;
+  // SimBackend::blocked() says what each unfinished worker waits on. Results
+  // of such a run are partial.
+  std::string stalled;
   // Named counters of the backend's models (NIC cache misses, lock waits...).
   std::map<std::string, double> counters;
 };

@@ -20,7 +20,10 @@
 
 #include <array>
 #include <coroutine>
+#include <cstddef>
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "latchwork/base/assert.h"
 #include "latchwork/base/layout.h"
@@ -180,8 +183,21 @@ class Worker {
 
   // Posts the batch unsignaled and returns at once: nothing to await, results
   // dropped. A later signaled request on the same queue pair completes it.
-  // WRITE sources are copied at post; READ destinations must stay valid.
+  // As on real NICs, a WRITE's source is read when the NIC executes it, not
+  // at post: it must stay alive and unchanged until a later signaled request
+  // on the same queue pair has completed (completions come in posting order,
+  // so the WRITE has executed by then); post_buffer() gives such storage.
+  // The simulator with write_payload_late sends whatever the buffer holds
+  // when its NIC reads it. (The verbs backend copies sources into a
+  // registered bounce buffer at post, so it cannot show this; nor can the
+  // threads backend.) READ destinations must stay valid likewise.
   Status post(Batch& batch);
+
+  // Storage owned by this worker for the source of unsignaled WRITEs to
+  // `node`, at least `bytes` long and alive as long as the worker. The next
+  // call for the same node may reuse (and move) it: call again only after a
+  // signaled request to `node`, posted after those WRITEs, has completed.
+  std::span<std::byte> post_buffer(NodeId node, size_t bytes);
 
   // Gives up the thread to other coroutines for at least `ns`.
   SleepAwaiter sleep(Nanos ns) { return {port_, ns}; }
@@ -199,6 +215,7 @@ class Worker {
   WorkerPort* port_;
   Placement placement_;
   Rng rng_;
+  std::vector<std::vector<std::byte>> post_buffers_;  // by memory node
 };
 
 }  // namespace lw
