@@ -1,7 +1,7 @@
 // The history checker: correct histories pass, each violation kind is found
 // and explained, and a large random linearizable history passes until one
 // stale read is injected.
-#include "latchwork/checkers/history.h"
+#include "latchwork/check/history.h"
 
 #include <gtest/gtest.h>
 
@@ -244,6 +244,32 @@ TEST(History, InjectedStaleReadIsCaught) {
   EXPECT_EQ(v[0].kind, K::kStaleRead);
   EXPECT_EQ(v[0].start, ops[injected].start);
   EXPECT_EQ(v[0].key, ops[injected].key);
+}
+
+// As a HistoryModel ("register"): the same violations, hyphenated kinds,
+// against set_initial()'s value; check(0) still compiles.
+TEST(History, IsAHistoryModel) {
+  History h;
+  h.record(write(1, 5, 0, 10));
+  h.record(read(1, 7, 20, 30));
+  h.hold({2, 0, 100, worker(0)});
+  h.hold({2, 50, 150, worker(1)});
+  const HistoryModel& m = h;
+  EXPECT_STREQ(m.name(), "register");
+  EXPECT_EQ(m.size(), 2u);
+  std::vector<ModelViolation> v;
+  m.check(&v);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].kind, "unknown-value");
+  EXPECT_EQ(v[0].key, 1u);
+  EXPECT_EQ(v[0].detail, h.check(0)[0].detail);
+  EXPECT_EQ(v[1].kind, "overlapping-holds");
+  h.set_initial(7);
+  v.clear();
+  m.check(&v);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].kind, "stale-read");  // 7 is now the initial value, overwritten by 5
+  EXPECT_EQ(h.check(7u).size(), 2u);
 }
 
 }  // namespace
