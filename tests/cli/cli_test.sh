@@ -108,12 +108,22 @@ done
 grep -q "fitted" "$tmp/out" || { echo "FAIL: repro prints no paper comparison"; fail=1; }
 
 # latchwork check: negative controls caught with their cause, correct schemes clean.
+expect_exit 0 "check list" -- "$lw" check --list
+grep -q "^tuples *bookend *negative-control" "$tmp/out" || { echo "FAIL: check --list lacks bookend as a negative control"; cat "$tmp/out"; fail=1; }
+grep -q "^btree *btree-pessimistic *correct" "$tmp/out" || { echo "FAIL: check --list lacks the btree"; cat "$tmp/out"; fail=1; }
+[ "$(grep -c " correct \| negative-control " "$tmp/out")" -ge 19 ] || { echo "FAIL: check --list lists too few schemes"; cat "$tmp/out"; fail=1; }
 expect_exit 0 "check bookend" -- "$lw" check --scheme bookend --seeds 30 --show 1
 grep -q "violations found, as expected" "$tmp/out" || { echo "FAIL: check finds nothing for bookend"; cat "$tmp/out"; fail=1; }
 grep -q "caused by read_lines_unordered" "$tmp/out" || { echo "FAIL: check names no relaxation"; cat "$tmp/out"; fail=1; }
+grep -q "needs read_lines_unordered (ablation)" "$tmp/out" || { echo "FAIL: check explains nothing by ablation"; cat "$tmp/out"; fail=1; }
 grep -q "replay: latchwork check --structure tuples --scheme bookend --seed" "$tmp/out" || { echo "FAIL: check prints no replay command"; fail=1; }
 expect_exit 0 "check versioning json" -- "$lw" check --scheme versioning --seeds 5 --json
 grep -q '"findings":0' "$tmp/out" || { echo "FAIL: check versioning json"; cat "$tmp/out"; fail=1; }
+# Starvation (one key, few attempts) is a report: a correct scheme still passes.
+expect_exit 0 "check starvation" -- "$lw" check --scheme pessimistic-async --keys 1 --ops 100 --max-attempts 10 --seeds 3
+grep -q "starvation (report)" "$tmp/out" || { echo "FAIL: check reports no starvation"; cat "$tmp/out"; fail=1; }
+expect_exit 0 "check stuck latch" -- "$lw" check --scheme write-unlatch-faa --keys 1 --ops 100 --max-attempts 10 --seeds 3 --show 1
+grep -q "stuck-latch: .*latch word .* is 0x" "$tmp/out" || { echo "FAIL: check names no stuck latch word"; cat "$tmp/out"; fail=1; }
 expect_exit 2 "check bad scheme" -- "$lw" check --scheme md5
 expect_exit 2 "check on threads" -- "$lw" check --backend threads --scheme versioning
 expect_err "runs on the simulator"
@@ -121,11 +131,15 @@ expect_exit 0 "check btree" -- "$lw" check --structure btree --seeds 5
 grep -q "btree-pessimistic .* ok" "$tmp/out" || { echo "FAIL: check --structure btree"; cat "$tmp/out"; fail=1; }
 expect_exit 2 "check btree with a tuple scheme" -- "$lw" check --structure btree --scheme bookend
 expect_err "btree-optimistic and btree-pessimistic"
+expect_exit 2 "check trace key on the btree" -- "$lw" check --structure btree --trace --trace-key 1
+expect_err "needs --structure tuples"
+expect_exit 0 "check trace" -- "$lw" check --scheme bookend --seeds 30 --stop-at-first --minimise --trace --trace-key 0
+grep -q "relaxations applied:" "$tmp/out" || { echo "FAIL: check --trace prints no trace"; cat "$tmp/out"; fail=1; }
 # Smart network hardware (docs/smart-hardware.md): duplicates executed twice
 # are caught and named, and the replay command carries the config file.
 printf '{"network": {"switch": {"enabled": true, "program": "optimistic-latching", "duplicate_percent": 20, "suppress_duplicates": false}}}' >"$tmp/dup.json"
 expect_exit 1 "check switch duplicates" -- "$lw" check --scheme switch-optimistic --seeds 3 --show 1 --config "$tmp/dup.json"
-grep -q "caused by switch_duplicate" "$tmp/out" || { echo "FAIL: check names no switch duplicate"; cat "$tmp/out"; fail=1; }
+grep -q "switch_duplicate" "$tmp/out" || { echo "FAIL: check names no switch duplicate"; cat "$tmp/out"; fail=1; }
 grep -q -- "--config $tmp/dup.json" "$tmp/out" || { echo "FAIL: replay lacks the config file"; cat "$tmp/out"; fail=1; }
 expect_exit 0 "perf on the switch" -- "$lw" perf cas --target switch --profile cx5-100g --threads 4
 expect_exit 2 "perf 64 B on the switch" -- "$lw" perf read --size 64 --target switch
@@ -235,6 +249,20 @@ assert out.returncode == 0, out.stderr
 again = json.loads(out.stdout.splitlines()[0])
 assert again["trace_hash"] == ex["trace_hash"], (again["trace_hash"], ex["trace_hash"], ex["replay"])
 assert again["findings"] > 0, again
+PY
+# A minimised finding's replay line (a smaller shape) reproduces its trace hash.
+expect_exit 0 "check minimised replay" -- "$lw" check --scheme in-place-marking --seeds 20 --stop-at-first --minimise --explain 0 --show 1 --json
+cp "$tmp/out" "$tmp/min.json"
+python3 - "$tmp/min.json" "$lw" <<'PY' || fail=1
+import json, shlex, subprocess, sys
+r = json.loads(open(sys.argv[1]).readline())
+ex = r["examples"][0]
+assert ex["failure"] and "--ops 30" not in ex["replay"], ex["replay"]
+args = shlex.split(ex["replay"])
+out = subprocess.run([sys.argv[2]] + args[1:] + ["--json"], capture_output=True, text=True)
+again = json.loads(out.stdout.splitlines()[0])
+assert again["trace_hash"] == ex["trace_hash"], (again["trace_hash"], ex["trace_hash"], ex["replay"])
+assert again["examples"][0]["kind"] == ex["kind"], again["examples"][0]
 PY
 expect_exit 0 "latch replay" -- "$lw" latch --latch rw --read-percent 30 --coroutines 3 --ops 7 --seed 5 --config "$src/configs/small-cluster.json" --json
 python3 - "$tmp/out" "$lw" <<'PY' || fail=1

@@ -1,65 +1,77 @@
-// `latchwork check`: runs a structure under one synchronization scheme over
-// many seeds on the simulator, records a history (every write stores a
-// unique value that fills the payload), and checks it: every read returned a
-// whole value that was current at some instant during the read, exclusive
-// latch holds never overlapped, and no operation gave up on a latch that was
-// never released. Each violation is explained by the RDMA relaxations the
-// simulator applied to the operations involved, with a replay command.
+// The built-in structures as check workloads of the public driver
+// (driver.h): the tuple store under every synchronization scheme of Jasny et
+// al., and the B+-tree under optimistic and pessimistic lock coupling.
+//
+// Every write stores a value unique to that write (tuples: in every payload
+// word), so the register model (history.h) sees torn, stale and future
+// reads; exclusive latch holds go to the hold model; operations that give up
+// are told apart by the driver as starvation (every latch free afterwards,
+// a report) or a stuck latch (a failure). `latchwork check` runs these.
+//
+//   lw::check::BuiltinOptions b;
+//   b.scheme = "bookend";
+//   lw::check::Options o = lw::check::builtin_check_options(b, lw::check::Options::default_cluster());
+//   if (std::string e = b.validate(o); !e.empty()) ...;
+//   lw::check::Report r = lw::check::run(lw::check::builtin_workload(b), o);
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "latchwork/check/history.h"
+#include "latchwork/check/driver.h"
 #include "latchwork/config/cluster_config.h"
-#include "latchwork/structures/tuple_store.h"
 
-namespace lw {
+namespace lw::check {
 
-struct CheckOptions {
+// One built-in structure under one scheme.
+struct BuiltinInfo {
+  std::string structure;    // "tuples" | "btree"
+  std::string scheme;       // the --scheme name
+  bool correct = true;      // false: a negative control, expected to fail
+  std::string description;  // one line
+};
+// Every built-in, tuples first, in the order `--scheme all` runs them.
+const std::vector<BuiltinInfo>& builtins();
+// The entry of (structure, scheme), or null.
+const BuiltinInfo* find_builtin(const std::string& structure, const std::string& scheme);
+// The schemes of one structure, in registry order.
+std::vector<std::string> builtin_schemes(const std::string& structure);
+
+struct BuiltinOptions {
   std::string structure = "tuples";   // tuples | btree
-  std::string scheme = "versioning";  // a tuple_scheme_names() or btree_check_scheme_names() entry
-  uint32_t tuple_bytes = 256;
-  uint32_t keys = 4;            // few keys: writers and readers meet
-  uint32_t ops_per_worker = 30;
+  std::string scheme = "versioning";  // a builtins() scheme of that structure
+  uint32_t tuple_bytes = 256;         // tuples only
+  uint32_t keys = 4;                  // few keys: writers and readers meet (btree: 200 is usual)
   uint32_t read_percent = 50;
-  uint32_t max_attempts = 400;  // latch and validation retries before giving up
+  uint32_t max_attempts = 400;        // latch and validation retries before an operation gives up
+  // The options alone: "" or a message.
   std::string validate() const;
-  // validate(), and the seeds' cluster built from `base` is valid, its queue
-  // pairs hold the scheme's outstanding work requests and the structure fits
-  // in its memory (a dry run of the set-up): "" or a message (exit 2).
-  std::string validate(const ClusterConfig& base) const;
+  // validate(), and the cluster a seed of `o` runs on (its shape applied)
+  // is valid, its queue pairs hold the scheme's outstanding work requests,
+  // and the structure fits in its memory for o.shape (a dry run of the
+  // set-up): "" or a message.
+  std::string validate(const Options& o) const;
 };
 
-struct CheckFinding {
-  std::string kind;         // torn-read, stale-read, ..., stuck-latch
-  std::string detail;       // what the history shows
-  std::vector<std::string> relaxations;  // switch names that acted on it
-  std::vector<std::string> causes;       // what they did, e.g. "READ ... fetched line 3 before line 0"
-};
+// The memory nodes of a built-in check: small, so that a store too large
+// for them is refused (as a message) before any seed runs.
+inline constexpr uint64_t kBuiltinMemoryNodeBytes = 8ull << 20;
 
-struct CheckSeedResult {
-  uint64_t seed = 0;
-  uint64_t ops = 0;
-  uint64_t gave_up = 0;
-  uint64_t trace_hash = 0;
-  std::vector<CheckFinding> findings;
-};
+// Driver options for a built-in on `base` (backend, semantics, memory node
+// count, switch and budget come from it): the scheme's hardware (the switch
+// for switch-optimistic), kBuiltinMemoryNodeBytes per memory node, first
+// seed base.seed. The shape stays the default (2 x 2 x 2 workers); set it after.
+Options builtin_check_options(const BuiltinOptions& b, const ClusterConfig& base);
 
-// One seed: `base` gives the backend and semantics; the cluster shape is the
-// check's own (2 compute nodes x 2 threads x 2 coroutines, 1 memory node).
-// The seed also picks how wide the relaxations' windows are (a READ's fetch
-// spread 0.8-30 us, an atomic's window 0.15-3 us), which the contract leaves
-// unbounded.
-CheckSeedResult run_check_seed(const ClusterConfig& base, const CheckOptions& o, uint64_t seed);
+// Tuples: the bytes key `key` occupies (tuple, latch, metadata) in the run
+// of finding `f` under `o`, for trace(..., lo, bytes); {null, 0} for the
+// B-tree, whose entries move between nodes, or a key out of range.
+std::pair<RemoteAddr, uint64_t> builtin_key_range(const BuiltinOptions& b, const Options& o, const Finding& f,
+                                                  uint64_t key);
 
-// The B-tree (structure "btree"): 256-byte nodes so that splits race the
-// lookups; schemes btree-optimistic and btree-pessimistic.
-inline const std::vector<std::string>& btree_check_scheme_names() {
-  static const std::vector<std::string> names = {"btree-optimistic", "btree-pessimistic"};
-  return names;
-}
-CheckSeedResult run_btree_check_seed(const ClusterConfig& base, const CheckOptions& o, uint64_t seed);
+// Makes a fresh workload per run. b must validate().
+WorkloadFactory builtin_workload(const BuiltinOptions& b);
 
-}  // namespace lw
+}  // namespace lw::check

@@ -75,6 +75,11 @@ class BTree {
   // number of keys through *keys.
   std::string check_structure(Backend& backend, uint64_t* keys = nullptr) const;
 
+  // Host-side, after run(): "" when every allocated node's latch word is
+  // free, else the first taken one and its value (walks the node pool, so
+  // it answers even when the tree's links are broken).
+  std::string latch_state(Backend& backend) const;
+
   Task<Status> lookup(Worker& w, uint64_t key, uint64_t* value, bool* found,
                       const RetryPolicy& policy = {}) const;
   // Inserts `key` or updates its value in place.

@@ -80,6 +80,12 @@ class TupleStore {
   // tuple with its latch and metadata (for out-of-place, the slot word).
   std::pair<RemoteAddr, uint64_t> key_range(uint64_t key) const { return {tuple(key), stride_}; }
 
+  // Host-side, after run(): "" when the latch or lock word guarding `key`
+  // (whichever the scheme has: latch, version, mark or slot word, or the
+  // switch's version register) is free, else which word is taken and its
+  // value. Tells a latch never released from operations that starved.
+  std::string latch_state(Backend& backend, uint64_t key) const;
+
   Task<Status> read(Worker& w, uint64_t key, std::span<std::byte> payload,
                     const RetryPolicy& policy = {}) const;
   // `writer` indexes the caller's out-of-place records (0 .. writers-1).

@@ -1,0 +1,292 @@
+// The public check driver: find the synchronization bugs of your own remote
+// structure on the simulator, by seed.
+//
+// You write a Workload in FoundationDB's shape (set-up, the code each worker
+// runs, a final check) and record what your operations did into the seed's
+// history models; the driver sweeps seeds. Each seed draws which RDMA
+// relaxations are on and how wide their windows are (swarm testing), runs the
+// workload, and turns every violated history, failed final check, violated
+// invariant (LW_CHECK), exception, hang and deadlock into a Finding of that
+// seed. Each failing seed is then explained by ablation (which relaxations
+// are necessary for it) and can be shrunk to fewer workers and operations.
+//
+//   struct MyCounter : lw::check::Workload {
+//     lw::RemoteAddr word;
+//     void setup(lw::check::SeedRun& run) override { word = run.backend().allocate(0, 8, 8); }
+//     lw::Task<void> run(lw::check::SeedRun& run, lw::Worker& w) override {
+//       for (uint32_t i = 0; i < run.ops_per_worker(); ++i) { ... run.op_done(w); }
+//     }
+//     void check(lw::check::SeedRun& run) override { ... run.fail("lost-update", "..."); }
+//   };
+//   lw::check::Options o;                       // spec profile, 1,000 seeds
+//   lw::check::Report r = lw::check::run([] { return std::make_unique<MyCounter>(); }, o);
+//   for (const auto& f : r.findings) std::puts(f.summary().c_str());
+//
+// Everything is deterministic: a finding's seed and Options replay it exactly
+// (Finding::replay names the call; built-ins print a command line).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "latchwork/check/history.h"
+#include "latchwork/check/models.h"
+#include "latchwork/config/cluster_config.h"
+#include "latchwork/runtime/task.h"
+#include "latchwork/verbs/backend.h"
+
+namespace lw {
+class SimBackend;
+class RelaxationLog;
+}  // namespace lw
+
+namespace lw::check {
+
+// The size of a seed's workload. Minimisation shrinks it.
+struct Shape {
+  uint32_t compute_nodes = 2;
+  uint32_t threads_per_node = 2;
+  uint32_t coroutines_per_thread = 2;
+  uint32_t memory_node_threads = 0;  // threads on each memory node (CPU access)
+  uint32_t ops_per_worker = 30;
+  uint32_t workers() const { return compute_nodes * threads_per_node * coroutines_per_thread; }
+  bool operator==(const Shape&) const = default;
+};
+
+// How one seed perturbs the cluster (drawn by the swarm, or given).
+struct SeedPlan {
+  uint64_t seed = 0;
+  Semantics semantics;  // which relaxations are on, and their windows
+  Nanos jitter_ns = 0;  // timing jitter of the simple model (NIC models keep theirs)
+  std::string describe() const;  // "read_lines_unordered(spread 3000 ns) atomic_loses_write(...)..."
+};
+
+class SeedRun;
+
+// A workload in FoundationDB's shape. The driver makes a fresh one per run
+// (from the factory), so members may hold per-run state.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // Host-side, before any worker runs: allocate and initialise remote memory
+  // (run.backend().allocate / host_write). May call run.fail() for bad set-up.
+  virtual void setup(SeedRun& run) = 0;
+  // The code every worker runs (compute workers; memory-node threads too when
+  // Shape::memory_node_threads > 0). Call run.op_done(w) after each completed
+  // operation: the liveness watchdog measures progress by it.
+  virtual Task<void> run(SeedRun& run, Worker& w) = 0;
+  // Host-side, after every worker ended: final-state checks (run.fail()).
+  // The driver checks the history models itself after this returns.
+  virtual void check(SeedRun& /*run*/) {}
+  // Whether a latch or lock word is still taken after the run: the driver
+  // asks when operations gave up, to tell starvation (false) from a latch
+  // never freed (true; a "stuck-latch" failure). Return a description of the
+  // taken word, or "" if every word is free.
+  virtual std::string still_held(SeedRun& /*run*/) { return {}; }
+};
+
+using WorkloadFactory = std::function<std::unique_ptr<Workload>()>;
+
+// The kinds of findings the driver itself produces (workloads add their own).
+namespace kind {
+inline constexpr const char* kInvariant = "invariant";        // LW_CHECK failed in the run
+inline constexpr const char* kException = "exception";        // an exception escaped a worker
+inline constexpr const char* kHang = "hang";                  // no progress for Options::watchdog_ns
+inline constexpr const char* kDeadlock = "deadlock";          // every unfinished worker waits forever
+inline constexpr const char* kBudget = "budget";              // event budget exhausted
+inline constexpr const char* kStuckLatch = "stuck-latch";     // ops gave up; a latch is still taken
+inline constexpr const char* kStarvation = "starvation";      // ops gave up; every latch is free (a report)
+}  // namespace kind
+
+struct Finding {
+  std::string kind;    // a kind:: name, a model's violation kind, or the workload's own
+  std::string detail;  // what was seen
+  bool failure = true;  // false: a report (starvation), not a bug
+  uint64_t seed = 0;
+  SeedPlan plan;       // the relaxations and windows of its seed
+  Shape shape;         // the workload size it was found (or shrunk) at
+  // Filled in by explain(): the relaxations whose removal alone makes the
+  // finding vanish. Empty with protocol_bug: it happens under `sequential`.
+  std::vector<std::string> necessary;
+  // When none is necessary alone: the relaxations each of which suffices on
+  // its own (the finding needs one of them, any one).
+  std::vector<std::string> sufficient;
+  bool protocol_bug = false;
+  bool explained = false;
+  std::vector<std::string> causes;    // the relaxation log's detail (time overlaps)
+  std::vector<std::string> blocked;   // hang/deadlock: every blocked worker and what it waits on
+  std::string replay;                 // how to run it again
+  uint64_t trace_hash = 0;
+  // One line: "seed 17: torn-read: ... [needs read_lines_unordered]".
+  std::string summary() const;
+  // "read_lines_unordered + read_overtaken", "none: the protocol itself is wrong", or "".
+  std::string explanation() const;
+};
+
+struct Options {
+  // The base cluster: backend must be "sim". Its semantics profile bounds the
+  // swarm (a relaxation off in the base is never drawn on). The shape fields
+  // are replaced by `shape`.
+  ClusterConfig cluster = default_cluster();
+  Shape shape;
+  uint64_t first_seed = 1;
+  uint64_t seeds = 1000;
+  // Swarm testing: each seed draws which of the base's relaxations are on
+  // (each with probability 3/4) and log-uniform windows up to the maxima
+  // below. Off: every seed uses the base semantics as they are.
+  bool swarm = true;
+  Nanos max_read_spread_ns = 30'000;
+  Nanos max_write_line_gap_ns = 3'000;
+  Nanos max_atomic_window_ns = 3'000;
+  Nanos max_jitter_ns = 5'000;
+  // Stop the sweep at the first failing seed (the time to first hit).
+  bool stop_at_first = false;
+  // Explain each failing seed by ablation (up to `explain_limit` of them).
+  bool explain = true;
+  uint32_t explain_limit = 3;
+  // Ablation's sample: the failing seed and its neighbours (other seeds
+  // under the same plan). The sample starts at 1 + ablation_seeds and
+  // doubles (up to 1 + max_ablation_seeds) until the unablated plan fails on
+  // at least 3 of its seeds, so that a relaxation is called necessary only
+  // when the finding, common enough with it on, never appears with it off.
+  uint32_t ablation_seeds = 8;
+  uint32_t max_ablation_seeds = 128;
+  // Shrink the first failing seed's shape while the finding persists.
+  bool minimise = false;
+  // Liveness: a run in which no worker calls op_done for this long (virtual
+  // ns) ends with a "hang" finding naming every blocked worker.
+  Nanos watchdog_ns = 50'000'000;
+  uint64_t max_events_per_seed = uint64_t{1} << 24;
+  // Keep the relaxation log and verb trace of each failing seed (causes).
+  bool keep_causes = true;
+  // Called after each seed (progress bars); may be empty.
+  std::function<void(uint64_t seed, uint64_t done, uint64_t failing)> on_seed;
+  // How to replay a finding: a prefix the driver completes with the seed
+  // (built-ins: a command line; library users: left empty, the driver names
+  // lw::check::run_seed).
+  std::function<std::string(uint64_t seed, const Shape&)> replay_line;
+
+  static ClusterConfig default_cluster();  // sim, spec profile, 1 memory node of 8 MiB
+  std::string validate() const;  // "" or a message
+};
+
+struct SeedResult {
+  uint64_t seed = 0;
+  SeedPlan plan;
+  Shape shape;
+  uint64_t ops = 0;       // op_done calls
+  uint64_t gave_up = 0;   // operations recorded as given up
+  uint64_t trace_hash = 0;
+  Nanos virtual_ns = 0;
+  std::vector<Finding> findings;
+  bool failed() const;    // any finding with failure == true
+};
+
+struct Report {
+  uint64_t seeds_run = 0;
+  uint64_t failing_seeds = 0;
+  uint64_t ops = 0;
+  uint64_t first_failing_seed = 0;  // valid when failing_seeds > 0
+  double wall_seconds = 0;
+  double seconds_to_first_failure = 0;
+  std::vector<Finding> findings;  // failures (the first 64) and reports (the first 16)
+  uint64_t findings_total = 0;
+  // Findings with failure == false (starvation), counted in findings_total:
+  // at most one per seed, so also the seeds that reported one.
+  uint64_t reports_total = 0;
+  uint64_t trace_hash = 0;  // folds every seed's
+  bool clean() const { return failing_seeds == 0; }
+  std::string summary() const;  // a few lines for people
+};
+
+// The seed's plan: the swarm's draw for `seed` over o.cluster's semantics.
+SeedPlan plan_for(const Options& o, uint64_t seed);
+
+// One seed with a given plan and shape: what lw::check::run does per seed,
+// and the replay entry point of a finding (run_seed(factory, o, f.seed)).
+SeedResult run_seed(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
+                    const Shape& shape);
+SeedResult run_seed(const WorkloadFactory& factory, const Options& o, uint64_t seed);
+
+// Fills in f.necessary / f.protocol_bug by rerunning its seed with each
+// relaxation of its plan switched off alone, and under `sequential`.
+void explain(const WorkloadFactory& factory, const Options& o, Finding* f);
+
+// Shrinks f's shape (fewer nodes, threads, coroutines, operations) while a
+// finding of the same kind persists on its seed; returns the smallest.
+Finding minimise(const WorkloadFactory& factory, const Options& o, const Finding& f);
+
+// The sweep.
+Report run(const WorkloadFactory& factory, const Options& o);
+
+// Every verb and relaxation of one seed's run, for people: times, addresses,
+// values. Filters: only requests touching [lo, lo + bytes) (bytes 0: all).
+std::string trace(const WorkloadFactory& factory, const Options& o, const Finding& f,
+                  RemoteAddr lo = {}, uint64_t bytes = 0);
+
+// What a workload sees of its seed's run.
+class SeedRun {
+ public:
+  SeedRun(Backend& backend, const Options& o, const SeedPlan& plan, const Shape& shape);
+
+  Backend& backend() { return backend_; }
+  const ClusterConfig& config() const { return backend_.config(); }
+  uint64_t seed() const { return plan_.seed; }
+  const Shape& shape() const { return shape_; }
+  uint32_t ops_per_worker() const { return shape_.ops_per_worker; }
+  uint32_t workers() const { return shape_.workers(); }
+  // 0 .. workers()-1 for compute workers; memory-node threads follow.
+  uint32_t worker_index(const Worker& w) const;
+
+  // The history models (models.h); record into whichever fit the structure.
+  History& registers() { return registers_; }   // key -> unique-valued register
+  CounterModel& counters() { return counters_; }
+  MapModel& map() { return map_; }
+  HoldModel& holds() { return holds_; }
+  // A model of your own (e.g. serializability of transactions): the driver
+  // checks it with the others. Returns it, owned by the run.
+  template <typename M>
+  M& add_model(std::unique_ptr<M> m) {
+    M& ref = *m;
+    extra_models_.push_back(std::move(m));
+    return ref;
+  }
+  // Every model, built-in first.
+  std::vector<const HistoryModel*> models() const;
+
+  // Progress for the watchdog: a worker completed one operation.
+  void op_done(const Worker& w);
+  // An operation gave up (retries exhausted): counted; at the end the driver
+  // asks Workload::still_held to tell starvation from a stuck latch.
+  void gave_up(const Worker& w, std::string what);
+  // A finding of this seed (final checks, or in-run assertions).
+  void fail(std::string kind, std::string detail);
+
+  // Driver internals.
+  Nanos last_progress() const { return last_progress_; }
+  const Nanos* last_progress_ptr() const { return &last_progress_; }
+  uint64_t ops() const { return ops_; }
+  uint64_t gave_up_count() const { return gave_up_; }
+  const std::string& first_gave_up() const { return first_gave_up_; }
+  std::vector<Finding>& findings() { return findings_; }
+
+ private:
+  Backend& backend_;
+  SeedPlan plan_;
+  Shape shape_;
+  History registers_;
+  CounterModel counters_;
+  MapModel map_;
+  HoldModel holds_;
+  std::vector<std::unique_ptr<HistoryModel>> extra_models_;
+  Nanos last_progress_ = 0;
+  uint64_t ops_ = 0;
+  uint64_t gave_up_ = 0;
+  std::string first_gave_up_;
+  std::vector<Finding> findings_;
+};
+
+}  // namespace lw::check

@@ -1,0 +1,123 @@
+// The built-ins' registry, options and the driver options they run under.
+#include "latchwork/check/builtin.h"
+
+#include <map>
+
+#include "builtin_internal.h"
+#include "driver_internal.h"
+#include "latchwork/structures/tuple_store.h"
+
+namespace lw::check {
+namespace {
+
+// One line per scheme for --list; the correctness flag comes from the
+// structure's own table, so the two cannot disagree.
+const std::map<std::string, std::string>& tuple_descriptions() {
+  static const std::map<std::string, std::string> d = {
+      {"pessimistic-basic", "reader/writer latch word: CAS | READ | WRITE | FAA(-1); readers FAA | READ | FAA"},
+      {"pessimistic-speculative", "as basic, the READ batched behind the latch atomic"},
+      {"pessimistic-combining", "as speculative, WRITE and unlatch in one batch"},
+      {"pessimistic-async", "as combining, the unlatch batch posted without waiting"},
+      {"write-unlatch-faa", "one WRITE of data + free latch word, FAA readers: an FAA writes the latched word back"},
+      {"write-unlatch-cas", "one WRITE of data + free latch word; readers CAS too (RCC-NOWAIT)"},
+      {"versioning", "optimistic: READ word | READ data | READ word"},
+      {"crc64", "optimistic: one READ checked by CRC64, then the word once more"},
+      {"farm", "optimistic: one READ checked by per-line versions, then the word once more"},
+      {"bookend", "optimistic: one READ accepted when head and tail versions match: lines come in any order"},
+      {"crc64-relaxed", "crc64 without the final word READ (a consistent read, section 6)"},
+      {"farm-relaxed", "farm without the final word READ (a consistent read, section 6)"},
+      {"reversed-write-unlatch", "version word after the data: one WRITE of data + new word unlatches"},
+      {"out-of-place", "slot word -> immutable records; writers mark the slot, write a fresh record"},
+      {"in-place-marking", "mark word before data overwritten in place: a READ can fetch the mark late"},
+      {"switch-optimistic", "versions on the programmable switch, which verifies reads (section 5.5)"},
+      {"switch-optimistic-relaxed", "switch-optimistic without the final Read Version"},
+  };
+  return d;
+}
+
+std::vector<BuiltinInfo> make_registry() {
+  std::vector<BuiltinInfo> v;
+  for (const std::string& s : tuple_scheme_names()) {
+    auto it = tuple_descriptions().find(s);
+    v.push_back({"tuples", s, tuple_scheme_is_correct(s),
+                 it == tuple_descriptions().end() ? std::string("(no description)") : it->second});
+  }
+  v.push_back({"btree", "btree-optimistic", true,
+               "B+-tree, 256 B nodes: optimistic lock coupling on version words, splits racing lookups"});
+  v.push_back({"btree", "btree-pessimistic", true,
+               "B+-tree, 256 B nodes: latch coupling on reader/writer latch words"});
+  return v;
+}
+
+}  // namespace
+
+const std::vector<BuiltinInfo>& builtins() {
+  static const std::vector<BuiltinInfo> all = make_registry();
+  return all;
+}
+
+const BuiltinInfo* find_builtin(const std::string& structure, const std::string& scheme) {
+  for (const BuiltinInfo& b : builtins())
+    if (b.structure == structure && b.scheme == scheme) return &b;
+  return nullptr;
+}
+
+std::vector<std::string> builtin_schemes(const std::string& structure) {
+  std::vector<std::string> v;
+  for (const BuiltinInfo& b : builtins())
+    if (b.structure == structure) v.push_back(b.scheme);
+  return v;
+}
+
+std::string BuiltinOptions::validate() const {
+  if (structure != "tuples" && structure != "btree") return "structure must be tuples or btree";
+  if (!find_builtin(structure, scheme)) {
+    if (structure == "btree") return "the btree structure takes the schemes btree-optimistic and btree-pessimistic";
+    TupleStoreOptions t;
+    if (std::string e = parse_tuple_scheme(scheme, &t); !e.empty()) return e;
+    return "scheme " + scheme + " is not a tuples scheme";
+  }
+  if (read_percent > 100) return "read percent must be in [0, 100]";
+  if (max_attempts == 0) return "max attempts must be positive";
+  if (structure == "btree") return keys == 0 || keys > 100000 ? "keys must be in [1, 100000]" : "";
+  if (keys == 0 || keys > 4096) return "keys must be in [1, 4096]";
+  TupleStoreOptions t;
+  parse_tuple_scheme(scheme, &t);
+  t.tuple_bytes = tuple_bytes;
+  t.tuples = keys;
+  t.writers = 1;
+  t.records_per_writer = 1;
+  return t.validate();
+}
+
+std::string BuiltinOptions::validate(const Options& o) const {
+  if (std::string e = validate(); !e.empty()) return e;
+  if (std::string e = o.validate(); !e.empty()) return e;
+  const ClusterConfig c = detail::seed_cluster(o, plan_for(o, o.first_seed), o.shape);
+  if (std::string e = c.check_queue_depth(ClusterConfig::kMaxBatchWrs); !e.empty()) return e;
+  return structure == "btree" ? builtin_detail::btree_dry_run(c, *this)
+                              : builtin_detail::tuples_dry_run(c, *this, o.shape.ops_per_worker);
+}
+
+Options builtin_check_options(const BuiltinOptions& b, const ClusterConfig& base) {
+  Options o;
+  o.cluster = base;
+  o.cluster.memory_node_bytes = kBuiltinMemoryNodeBytes;
+  o.cluster.budget.progress_seconds = 0;  // the command reports progress per seed
+  if (b.structure == "tuples") tuple_scheme_prepare_cluster(b.scheme, &o.cluster);
+  o.first_seed = base.seed;
+  return o;
+}
+
+std::pair<RemoteAddr, uint64_t> builtin_key_range(const BuiltinOptions& b, const Options& o, const Finding& f,
+                                                  uint64_t key) {
+  if (b.structure != "tuples") return {};
+  return builtin_detail::tuples_key_range(detail::seed_cluster(o, f.plan, f.shape), b, f.shape.ops_per_worker, key);
+}
+
+WorkloadFactory builtin_workload(const BuiltinOptions& b) {
+  LW_CHECK_MSG(b.validate().empty(), b.validate());
+  return b.structure == "btree" ? builtin_detail::btree_workload(b) : builtin_detail::tuples_workload(b);
+}
+
+}  // namespace lw::check

@@ -1,0 +1,27 @@
+// Shared by the driver's source files (driver.cpp, ablation.cpp, minimise.cpp).
+#pragma once
+
+#include <string>
+
+#include "latchwork/check/driver.h"
+
+namespace lw {
+class VerbTrace;
+}
+
+namespace lw::check::detail {
+
+// Optional recorders of one run (trace(), or a caller's own).
+struct Hooks {
+  VerbTrace* trace = nullptr;
+  RelaxationLog* log = nullptr;
+};
+
+// The cluster one seed runs on: the base with the shape and the plan applied.
+ClusterConfig seed_cluster(const Options& o, const SeedPlan& plan, const Shape& shape);
+SeedResult run_one(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
+                   const Shape& shape, const Hooks& hooks);
+std::string replay_of(const Options& o, uint64_t seed, const Shape& shape);
+const Finding* first_failure(const SeedResult& r);
+
+}  // namespace lw::check::detail

@@ -1,0 +1,89 @@
+// What a workload sees of its seed's run, and how findings read.
+#include <sstream>
+
+#include "latchwork/check/driver.h"
+
+namespace lw::check {
+
+SeedRun::SeedRun(Backend& backend, const Options& /*o*/, const SeedPlan& plan, const Shape& shape)
+    : backend_(backend), plan_(plan), shape_(shape) {}
+
+uint32_t SeedRun::worker_index(const Worker& w) const {
+  const Placement& p = w.placement();
+  if (p.on_memory_node())
+    return shape_.workers() + p.node * shape_.memory_node_threads + p.thread;
+  return (p.node * shape_.threads_per_node + p.thread) * shape_.coroutines_per_thread + p.coroutine;
+}
+
+std::vector<const HistoryModel*> SeedRun::models() const {
+  std::vector<const HistoryModel*> all = {&registers_, &counters_, &map_, &holds_};
+  for (const auto& m : extra_models_) all.push_back(m.get());
+  return all;
+}
+
+void SeedRun::op_done(const Worker& w) {
+  ++ops_;
+  // Virtual time only moves forward; a worker's clock may run ahead of the
+  // simulator's while it runs, so keep the latest.
+  if (w.now() > last_progress_) last_progress_ = w.now();
+}
+
+void SeedRun::gave_up(const Worker& w, std::string what) {
+  if (gave_up_++ == 0)
+    first_gave_up_ = describe(w.placement()) + " at " + std::to_string(w.now()) + " ns: " + std::move(what);
+  op_done(w);  // giving up is progress: the worker moves on
+}
+
+void SeedRun::fail(std::string kind, std::string detail) {
+  Finding f;
+  f.kind = std::move(kind);
+  f.detail = std::move(detail);
+  f.seed = plan_.seed;
+  f.plan = plan_;
+  f.shape = shape_;
+  findings_.push_back(std::move(f));
+}
+
+bool SeedResult::failed() const {
+  for (const Finding& f : findings)
+    if (f.failure) return true;
+  return false;
+}
+
+std::string Finding::explanation() const {
+  if (!explained) return {};
+  if (protocol_bug) return "none: the protocol itself is wrong (it fails under sequential)";
+  if (necessary.empty()) {
+    if (sufficient.empty()) return "no single relaxation is necessary";
+    std::string s = "any one of";
+    for (const std::string& n : sufficient) s += " " + n;
+    return s;
+  }
+  std::string s;
+  for (const std::string& n : necessary) s += (s.empty() ? "" : " + ") + n;
+  return s;
+}
+
+std::string Finding::summary() const {
+  std::ostringstream os;
+  os << "seed " << seed << ": " << kind << (failure ? "" : " (report)") << ": " << detail;
+  if (explained) os << " [needs " << explanation() << "]";
+  return os.str();
+}
+
+std::string Report::summary() const {
+  std::ostringstream os;
+  os << seeds_run << " seeds, " << ops << " operations, " << failing_seeds << " failing seed(s)";
+  if (failing_seeds > 0)
+    os << "; first at seed " << first_failing_seed << " after " << seconds_to_first_failure << " s";
+  os << "; " << wall_seconds << " s\n";
+  size_t shown = 0;
+  for (const Finding& f : findings) {
+    if (shown++ == 5) break;
+    os << "  " << f.summary() << "\n";
+    if (!f.replay.empty()) os << "    replay: " << f.replay << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace lw::check
