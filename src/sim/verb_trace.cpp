@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 
 #include "latchwork/sim/blocked_worker.h"
 
@@ -14,26 +15,30 @@ std::string time_or(Nanos t, const char* never) {
 }  // namespace
 
 std::string VerbRecord::describe() const {
-  char value_text[48] = "";
-  if (completed != kNever && (status == Status::kOk || is_atomic(opcode))) {
-    const char* what = is_atomic(opcode) ? "old" : opcode == Opcode::kRead ? "read" : "wrote";
-    std::snprintf(value_text, sizeof value_text, ", %s 0x%llx", what,
-                  static_cast<unsigned long long>(value));
-  }
-  std::string s = "@" + std::to_string(posted) + " ns " + to_string(who) + ": " + to_string(opcode) +
-                  " of " + std::to_string(length) + " B at " + remote.to_string();
-  if (fence) s += " fenced";
-  if (!signaled) s += " unsignaled";
+  // A stream, not string concatenation: GCC 12 at -O3 misreads chains of
+  // std::string + as overlapping copies (-Werror=restrict).
+  std::ostringstream os;
+  os << "@" << posted << " ns " << to_string(who) << ": " << to_string(opcode) << " of " << length
+     << " B at " << remote.to_string();
+  if (fence) os << " fenced";
+  if (!signaled) os << " unsignaled";
   if (first_access == kNever) {
-    s += "; memory untouched";
+    os << "; memory untouched";
   } else {
-    s += "; memory at " + std::to_string(first_access);
-    if (last_access != first_access) s += ".." + time_or(last_access, "?");
-    s += " ns";
+    os << "; memory at " << first_access;
+    if (last_access != first_access) os << ".." << time_or(last_access, "?");
+    os << " ns";
   }
-  if (completed == kNever) return s + "; in flight when the run stopped";
-  return s + "; completed at " + std::to_string(completed) + " ns " + std::string(to_string(status)) +
-         value_text;
+  if (completed == kNever) {
+    os << "; in flight when the run stopped";
+    return os.str();
+  }
+  os << "; completed at " << completed << " ns " << to_string(status);
+  if (status == Status::kOk || is_atomic(opcode)) {
+    const char* what = is_atomic(opcode) ? "old" : opcode == Opcode::kRead ? "read" : "wrote";
+    os << ", " << what << " 0x" << std::hex << value;
+  }
+  return os.str();
 }
 
 VerbTrace::VerbTrace(size_t max_entries) : max_(max_entries) {
@@ -59,12 +64,11 @@ std::string VerbTrace::format(RemoteAddr lo, uint64_t bytes) const {
   // Stable: requests posted at one instant keep their recorded order.
   std::stable_sort(hits.begin(), hits.end(),
                    [](const VerbRecord* a, const VerbRecord* b) { return a->posted < b->posted; });
-  std::string s;
-  for (const VerbRecord* r : hits) s += r->describe() + "\n";
+  std::ostringstream os;
+  for (const VerbRecord* r : hits) os << r->describe() << "\n";
   if (dropped_ != 0)
-    s += "(" + std::to_string(dropped_) + " later requests not recorded: the trace holds " +
-         std::to_string(max_) + ")\n";
-  return s;
+    os << "(" << dropped_ << " later requests not recorded: the trace holds " << max_ << ")\n";
+  return os.str();
 }
 
 }  // namespace lw

@@ -234,7 +234,7 @@ done
 # A config with switches of its own: a replay that put --profile after it
 # would wipe them and change the run.
 printf '{"profile": "connectx", "semantics": {"reads_unordered": true, "atomic_loses_write": true}, "compute_nodes": 2}' >"$tmp/own.json"
-expect_exit 0 "check with its own switches" -- "$lw" check --scheme bookend --seeds 6 --show 1 --json --config "$tmp/own.json" --read-percent 70
+expect_exit 0 "check with its own switches" -- "$lw" check --scheme bookend --seeds 40 --show 1 --json --config "$tmp/own.json" --read-percent 70
 cp "$tmp/out" "$tmp/check.json"
 python3 - "$tmp/check.json" "$lw" <<'PY' || fail=1
 import json, shlex, subprocess, sys
