@@ -10,24 +10,21 @@
 #include <limits>
 
 #include "latchwork/base/assert.h"
+#include "model_format.h"
 #include "latchwork/check/history.h"
 #include "latchwork/check/models.h"
 
 namespace lw {
 namespace {
 
+using model_format::hex;
+using model_format::span;
+
 constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
 
 // Saturating: the true sum is at least this, so "below the lower bound" stays
 // sound; the upper bound saturates at a value no read can exceed.
 uint64_t sat_add(uint64_t a, uint64_t b) { return a > kMax - b ? kMax : a + b; }
-
-// Formatted in one call (GCC 12 -Werror=restrict on string concatenation).
-std::string span(Nanos a, Nanos b) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "[%" PRIu64 ", %" PRIu64 "] ns", uint64_t{a}, uint64_t{b});
-  return buf;
-}
 
 template <typename Op>
 std::string op_text(const Op& o) {

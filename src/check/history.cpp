@@ -10,25 +10,15 @@
 #include <unordered_map>
 
 #include "latchwork/base/assert.h"
+#include "model_format.h"
 
 namespace lw {
 namespace {
 
+using model_format::hex;
+using model_format::span;
+
 constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
-
-// Formatted in one call: GCC 12 at -O3 misreads `"[" + std::to_string(a)`
-// as an overlapping copy (-Werror=restrict).
-std::string span(Nanos a, Nanos b) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "[%" PRIu64 ", %" PRIu64 "] ns", uint64_t{a}, uint64_t{b});
-  return buf;
-}
 
 std::string write_span(const HistoryOp& w) {
   if (w.ok) return span(w.start, w.end);

@@ -8,18 +8,15 @@
 #include <cstdio>
 
 #include "latchwork/base/assert.h"
+#include "model_format.h"
 #include "latchwork/check/history.h"
 #include "latchwork/check/models.h"
 
 namespace lw {
 namespace {
 
-// Formatted in one call (GCC 12 -Werror=restrict on string concatenation).
-std::string span(Nanos a, Nanos b) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "[%" PRIu64 ", %" PRIu64 "] ns", uint64_t{a}, uint64_t{b});
-  return buf;
-}
+using model_format::hex;
+using model_format::span;
 
 // The latest-releasing hold so far, and the latest-releasing one of any
 // other worker than its: whichever worker asks, one of them is its rival.

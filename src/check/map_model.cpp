@@ -13,26 +13,17 @@
 #include <unordered_map>
 
 #include "latchwork/base/assert.h"
+#include "model_format.h"
 #include "latchwork/check/history.h"
 #include "latchwork/check/models.h"
 
 namespace lw {
 namespace {
 
+using model_format::hex;
+using model_format::span;
+
 constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
-
-// Formatted in one call (GCC 12 -Werror=restrict on string concatenation).
-std::string span(Nanos a, Nanos b) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "[%" PRIu64 ", %" PRIu64 "] ns", uint64_t{a}, uint64_t{b});
-  return buf;
-}
 
 // A write that certainly took effect by `by`: its completion, or the end of
 // `reader`, a get that returned its value.

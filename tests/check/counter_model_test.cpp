@@ -9,21 +9,14 @@
 #include "latchwork/base/random.h"
 #include "latchwork/check/history.h"
 #include "latchwork/check/models.h"
+#include "check/model_test_util.h"
 
 namespace lw {
 namespace {
 
-Placement worker(uint32_t node, uint32_t coroutine = 0) {
-  return {Placement::Kind::kCompute, node, 0, coroutine};
-}
-
-std::vector<ModelViolation> violations(const HistoryModel& m) {
-  std::vector<ModelViolation> v;
-  m.check(&v);
-  return v;
-}
-
-std::string first(const std::vector<ModelViolation>& v) { return v.empty() ? "" : v[0].detail; }
+using model_test::first;
+using model_test::violations;
+using model_test::worker;
 
 TEST(CounterModel, SequentialHistoryPasses) {
   CounterModel m;

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Installs this build of Latchwork into a temporary prefix, builds the example
-# consumer project against it with find_package, and runs it.
-# usage: consumer_test.sh <build-dir> <source-dir> <extra CXX flags>
+# Installs this build of Latchwork into a temporary prefix, builds an example
+# project outside the tree against it with find_package, and runs it.
+# usage: consumer_test.sh <build-dir> <source-dir> <extra CXX flags> [example]
+#   example: a folder of examples/ whose executable has the folder's name
+#   (default consumer). check_my_structure is docs/checking.md's example: it
+#   exits 0 only when the public check driver catches its unfenced release,
+#   explains it by read_overtaken, and finds the fenced twin clean.
 set -euo pipefail
-build=$1 src=$2 flags=${3:-}
+build=$1 src=$2 flags=${3:-} example=${4:-consumer}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
-cmake -S "$src/examples/consumer" -B "$work/consumer" -G Ninja \
+cmake -S "$src/examples/$example" -B "$work/$example" -G Ninja \
   -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
-cmake --build "$work/consumer" >/dev/null
-"$work/consumer/consumer"
+cmake --build "$work/$example" >/dev/null
+"$work/$example/$example"
