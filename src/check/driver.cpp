@@ -29,6 +29,8 @@ std::string Options::validate() const {
       max_jitter_ns > widest)
     return "the swarm's maximum windows and jitter must be at most " + std::to_string(widest) + " ns";
   if (watchdog_ns == 0) return "watchdog_ns must be positive";
+  if (seed_wall_seconds == 0 || seed_wall_seconds > 86'400)
+    return "seed_wall_seconds must be in [1, 86400]";
   if (max_events_per_seed == 0 || max_events_per_seed > RunBudget::kMaxEvents)
     return "max_events_per_seed must be in [1, 2^48]";
   // Every seed's cluster has the shape and the base's fields; the plan only
@@ -80,6 +82,13 @@ void add_run_causes(const RelaxationLog& log, Finding* f) {
 
 SeedResult run_one(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
                    const Shape& shape, const Hooks& hooks) {
+  if (o.isolate && hooks.trace == nullptr && hooks.log == nullptr)
+    return run_isolated(factory, o, plan, shape);
+  return run_in_process(factory, o, plan, shape, hooks);
+}
+
+SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
+                          const Shape& shape, const Hooks& hooks) {
   SeedResult r;
   r.seed = plan.seed;
   r.plan = plan;

@@ -277,3 +277,72 @@ TEST(CheckDriver, TheTraceListsTheVerbsOfTheRun) {
 
 }  // namespace
 }  // namespace lw::check
+
+namespace lw::check {
+namespace {
+
+// Options::isolate: a crash ends its seed only, and so does a worker that
+// loops without awaiting (no virtual time passes: only the wall-clock bound
+// of the child can end it).
+TEST(CheckDriverIsolation, ACrashIsAFindingOfItsSeedAndTheSweepGoesOn) {
+  auto factory = [] {
+    auto w = std::make_unique<Lambda>();
+    w->on_run = [](SeedRun& r, Worker& wk) -> Task<void> {
+      co_await wk.sleep(10);
+      if (r.seed() == 2) std::abort();
+      r.op_done(wk);
+    };
+    return w;
+  };
+  Options o = small(3);
+  o.isolate = true;
+  o.explain = false;
+  Report rep = run(factory, o);
+  EXPECT_EQ(rep.seeds_run, 3u);
+  EXPECT_EQ(rep.failing_seeds, 1u);
+  EXPECT_EQ(rep.first_failing_seed, 2u);
+  ASSERT_EQ(rep.findings.size(), 1u);
+  EXPECT_EQ(rep.findings[0].kind, kind::kCrash);
+  EXPECT_NE(rep.findings[0].detail.find("signal"), std::string::npos) << rep.findings[0].detail;
+}
+
+TEST(CheckDriverIsolation, AWorkerThatNeverAwaitsIsKilledAtTheWallClockBound) {
+  auto factory = [] {
+    auto w = std::make_unique<Lambda>();
+    w->on_run = [](SeedRun&, Worker& wk) -> Task<void> {
+      co_await wk.sleep(10);
+      volatile uint64_t spins = 0;
+      for (;;) spins = spins + 1;  // never yields to the simulator
+    };
+    return w;
+  };
+  Options o = small(1);
+  o.isolate = true;
+  o.seed_wall_seconds = 1;
+  SeedResult r = run_seed(factory, o, 1);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].kind, kind::kCrash);
+  EXPECT_NE(r.findings[0].detail.find("killed"), std::string::npos) << r.findings[0].detail;
+}
+
+// The same results in a child as in process: findings, ops and trace hash.
+TEST(CheckDriverIsolation, AnIsolatedSeedReportsWhatAnInProcessOneDoes) {
+  auto factory = [] { return std::make_unique<ReadWriteCounter>(); };
+  Options o = small(1);
+  o.shape = {2, 1, 2, 0, 20};
+  Options iso = o;
+  iso.isolate = true;
+  for (uint64_t s : {1, 2}) {
+    SeedResult a = run_seed(factory, o, s), b = run_seed(factory, iso, s);
+    EXPECT_EQ(a.trace_hash, b.trace_hash);
+    EXPECT_EQ(a.ops, b.ops);
+    ASSERT_EQ(a.findings.size(), b.findings.size());
+    for (size_t i = 0; i < a.findings.size(); ++i) {
+      EXPECT_EQ(a.findings[i].kind, b.findings[i].kind);
+      EXPECT_EQ(a.findings[i].detail, b.findings[i].detail);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lw::check

@@ -65,6 +65,8 @@ int cmd_check(int argc, const char* const* argv) {
   int64_t seeds = 100, tuple_bytes = 256, keys = 4, ops = 30, read_percent = 50, attempts = 400, show = 3;
   int64_t explain = 3, trace_key = -1, watchdog_ms = 50, memory_node_threads = 0;
   bool json = false, list = false, no_swarm = false, stop_at_first = false, minimise = false, trace = false;
+  bool isolate = false;
+  int64_t seed_wall_seconds = 60;
   std::vector<std::string> names;
   for (const check::BuiltinInfo& b : check::builtins()) names.push_back(b.scheme);
   names.push_back("all");
@@ -85,6 +87,10 @@ int cmd_check(int argc, const char* const* argv) {
   f.add_bool("no-swarm", &no_swarm, "every seed runs the profile's relaxations as they are");
   f.add_bool("stop-at-first", &stop_at_first, "stop a scheme's sweep at its first failing seed");
   f.add_int("explain", &explain, "failing seeds explained by ablation per scheme", 0, 1000);
+  f.add_bool("isolate", &isolate, "run each seed in a child process: a crash or a loop that never "
+             "awaits becomes a finding of its seed");
+  f.add_int("seed-wall-seconds", &seed_wall_seconds, "with --isolate: wall seconds before a seed's "
+            "process is killed", 1, 86'400);
   f.add_bool("minimise", &minimise, "shrink the first failing seed's workload while it still fails");
   f.add_bool("trace", &trace, "print every verb of the first (minimised) finding's run");
   f.add_int("trace-key", &trace_key, "with --trace: only requests on this key's bytes (tuples)", 0, 100000);
@@ -133,6 +139,8 @@ int cmd_check(int argc, const char* const* argv) {
     o.explain = explain > 0;
     o.explain_limit = static_cast<uint32_t>(explain);
     o.minimise = minimise;
+    o.isolate = isolate;
+    o.seed_wall_seconds = static_cast<uint32_t>(seed_wall_seconds);
     o.watchdog_ns = static_cast<Nanos>(watchdog_ms) * 1'000'000;
     // A replay repeats every flag given, in the order registered (--config
     // first, so that a --profile after it refines it as in the original

@@ -97,6 +97,7 @@ inline constexpr const char* kException = "exception";        // an exception es
 inline constexpr const char* kHang = "hang";                  // no progress for Options::watchdog_ns
 inline constexpr const char* kDeadlock = "deadlock";          // every unfinished worker waits forever
 inline constexpr const char* kBudget = "budget";              // event budget exhausted
+inline constexpr const char* kCrash = "crash";                // Options::isolate: the child died or ran too long
 inline constexpr const char* kStuckLatch = "stuck-latch";     // ops gave up; a latch is still taken
 inline constexpr const char* kStarvation = "starvation";      // ops gave up; every latch is free (a report)
 }  // namespace kind
@@ -160,6 +161,17 @@ struct Options {
   // ns) ends with a "hang" finding naming every blocked worker.
   Nanos watchdog_ns = 50'000'000;
   uint64_t max_events_per_seed = uint64_t{1} << 24;
+  // Run each seed in a child process (fork), so that a crash — a
+  // segfault, an abort in noexcept code, a call to exit — or a worker that
+  // loops without ever awaiting (no virtual time passes, so the watchdog
+  // cannot fire) becomes a "crash" finding of that seed, not the end of the
+  // sweep. In-process runs already turn LW_CHECK failures, exceptions, hangs
+  // and deadlocks into findings; isolation costs a fork per run.
+  bool isolate = false;
+  // With isolate: a child still running after this many wall seconds is
+  // killed ("crash" finding: the only wall-clock bound, never a decision
+  // inside a run).
+  uint32_t seed_wall_seconds = 60;
   // Keep the relaxation log and verb trace of each failing seed (causes).
   bool keep_causes = true;
   // Called after each seed (progress bars); may be empty.
