@@ -126,8 +126,13 @@ Capabilities VerbsBackend::capabilities() const {
   // Software RDMA (rxe, siw) copies with the CPU, byte ranges at a time.
   const std::string& dev = impl_->device->name();
   const bool software = dev.rfind("rxe", 0) == 0 || dev.rfind("siw", 0) == 0;
-  return {.device_memory = dm, .masked_atomics = false, .cpu_access = false,
-          .deterministic = false, .line_atomic = !software};
+  Capabilities c;
+  c.device_memory = dm;
+  c.masked_atomics = false;
+  c.cpu_access = false;
+  c.deterministic = false;
+  c.line_atomic = !software;
+  return c;
 }
 
 namespace {

@@ -381,6 +381,11 @@ bool Coroutine::submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> wai
   return true;
 }
 
+void Coroutine::unpark() {
+  LW_CHECK_MSG(resume_point, "unpark of a coroutine that is not parked");
+  engine->make_ready(this);  // coroutines of one thread share its engine
+}
+
 bool Coroutine::sleep(Nanos ns, std::coroutine_handle<> waiter) {
   resume_point = waiter;
   wake_at = now() + ns;

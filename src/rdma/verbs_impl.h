@@ -42,6 +42,8 @@ struct Coroutine final : WorkerPort {
   bool submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) override;
   bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
   bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
+  void park(std::coroutine_handle<> h) override { resume_point = h; }
+  void unpark() override;
   void charge_cpu(Nanos) override {}  // real CPU time passes by itself
   Nanos now() const override;
 

@@ -339,6 +339,12 @@ bool Coroutine::sleep(Nanos ns, std::coroutine_handle<> waiter) {
   return true;
 }
 
+void Coroutine::unpark() {
+  LW_CHECK_MSG(resume_point, "unpark of a coroutine that is not parked");
+  // Resumes on its thread once that thread is free: at the waker's time.
+  sim->events.push(std::max(thread->cur, sim->now), EventKind::kWake, this);
+}
+
 Nanos Coroutine::work_cost(CpuWork kind, uint64_t units) const {
   return sim->timing->cpu_work(kind, units);
 }

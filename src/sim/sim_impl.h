@@ -261,6 +261,8 @@ struct Coroutine final : WorkerPort {
   }
   bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
   bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
+  void park(std::coroutine_handle<> h) override { resume_point = h; }
+  void unpark() override;
   void charge_cpu(Nanos ns) override { thread->cur += ns; }
   Nanos work_cost(CpuWork kind, uint64_t units) const override;
   Nanos now() const override { return thread->running ? thread->cur : sim->now; }

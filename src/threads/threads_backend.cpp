@@ -33,6 +33,8 @@ struct Coroutine final : WorkerPort {
   bool submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) override;
   bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
   bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
+  void park(std::coroutine_handle<> h) override { resume_point = h; }
+  void unpark() override;
   void charge_cpu(Nanos) override {}  // real CPU time passes by itself
   Nanos now() const override;
 
@@ -374,6 +376,12 @@ bool Coroutine::submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> wai
   wake_at = 0;
   thread->ready.push_back(this);
   return true;
+}
+
+void Coroutine::unpark() {
+  LW_CHECK_MSG(resume_point, "unpark of a coroutine that is not parked");
+  wake_at = 0;
+  thread->ready.push_back(this);  // only coroutines of the same thread unpark it
 }
 
 bool Coroutine::sleep(Nanos ns, std::coroutine_handle<> waiter) {

@@ -39,32 +39,62 @@ Status Batch::status() const {
   return Status::kOk;
 }
 
+void Worker::count(const WorkRequest& wr) {
+  ++counters_.work_requests;
+  if (wr.opcode == Opcode::kRead) {
+    counters_.bytes_read += wr.length;
+  } else if (wr.opcode == Opcode::kWrite) {
+    counters_.bytes_written += wr.length;
+  } else {
+    counters_.bytes_read += 8;
+    counters_.bytes_written += 8;
+  }
+}
+
 Worker::OpAwaiter Worker::read(void* dst, RemoteAddr src, uint32_t len, bool fence) {
-  return {port_, {.opcode = Opcode::kRead, .fence = fence, .length = len, .remote = src,
-                  .local = dst}};
+  OpAwaiter a{port_, {.opcode = Opcode::kRead, .fence = fence, .length = len, .remote = src,
+                      .local = dst}};
+  ++counters_.round_trips;
+  count(a.wr);
+  return a;
 }
 Worker::OpAwaiter Worker::write(RemoteAddr dst, const void* src, uint32_t len, bool fence) {
-  return {port_, {.opcode = Opcode::kWrite, .fence = fence, .length = len, .remote = dst,
-                  .local = const_cast<void*>(src)}};
+  OpAwaiter a{port_, {.opcode = Opcode::kWrite, .fence = fence, .length = len, .remote = dst,
+                      .local = const_cast<void*>(src)}};
+  ++counters_.round_trips;
+  count(a.wr);
+  return a;
 }
 Worker::AtomicAwaiter Worker::cas(RemoteAddr addr, uint64_t expected, uint64_t desired,
                                   bool fence) {
-  return {port_, {.opcode = Opcode::kCas, .fence = fence, .length = 8, .remote = addr,
-                  .compare = expected, .operand = desired}};
+  AtomicAwaiter a{port_, {.opcode = Opcode::kCas, .fence = fence, .length = 8, .remote = addr,
+                          .compare = expected, .operand = desired}};
+  ++counters_.round_trips;
+  count(a.wr);
+  return a;
 }
 Worker::AtomicAwaiter Worker::faa(RemoteAddr addr, uint64_t v, bool fence) {
-  return {port_, {.opcode = Opcode::kFaa, .fence = fence, .length = 8, .remote = addr,
-                  .operand = v}};
+  AtomicAwaiter a{port_, {.opcode = Opcode::kFaa, .fence = fence, .length = 8, .remote = addr,
+                          .operand = v}};
+  ++counters_.round_trips;
+  count(a.wr);
+  return a;
 }
 Worker::AtomicAwaiter Worker::masked_cas(RemoteAddr addr, uint64_t expected, uint64_t desired,
                                          uint64_t compare_mask, uint64_t swap_mask) {
-  return {port_, {.opcode = Opcode::kMaskedCas, .length = 8, .remote = addr,
-                  .compare = expected, .operand = desired, .compare_mask = compare_mask,
-                  .swap_mask = swap_mask}};
+  AtomicAwaiter a{port_, {.opcode = Opcode::kMaskedCas, .length = 8, .remote = addr,
+                          .compare = expected, .operand = desired,
+                          .compare_mask = compare_mask, .swap_mask = swap_mask}};
+  ++counters_.round_trips;
+  count(a.wr);
+  return a;
 }
 Worker::AtomicAwaiter Worker::masked_faa(RemoteAddr addr, uint64_t v, uint64_t field_mask) {
-  return {port_, {.opcode = Opcode::kMaskedFaa, .length = 8, .remote = addr, .operand = v,
-                  .field_mask = field_mask}};
+  AtomicAwaiter a{port_, {.opcode = Opcode::kMaskedFaa, .length = 8, .remote = addr,
+                          .operand = v, .field_mask = field_mask}};
+  ++counters_.round_trips;
+  count(a.wr);
+  return a;
 }
 
 Status Worker::check_batch(const Batch& batch) const {
@@ -76,7 +106,11 @@ Status Worker::check_batch(const Batch& batch) const {
 
 Worker::BatchAwaiter Worker::execute(Batch& batch) {
   Status early = check_batch(batch);
-  if (early == Status::kOk) batch[batch.size() - 1].signaled = true;
+  if (early == Status::kOk) {
+    batch[batch.size() - 1].signaled = true;
+    ++counters_.round_trips;
+    for (uint32_t i = 0; i < batch.size(); ++i) count(batch[i]);
+  }
   return {port_, &batch, early};
 }
 
@@ -86,6 +120,7 @@ Status Worker::post(Batch& batch) {
   for (uint32_t i = 0; i < batch.size(); ++i) {
     batch[i].signaled = false;
     batch[i].status = Status::kOk;
+    count(batch[i]);
   }
   // The backend marks requests it rejects at once (e.g. a full queue).
   port_->submit(batch.data(), batch.size(), nullptr);
@@ -97,6 +132,31 @@ std::span<std::byte> Worker::post_buffer(NodeId node, size_t bytes) {
   std::vector<std::byte>& b = post_buffers_[node];
   if (b.size() < bytes) b.resize(bytes);
   return {b.data(), bytes};
+}
+
+Worker::RpcAwaiter Worker::call(NodeId node, HandlerId h, std::span<const std::byte> request,
+                                 std::span<std::byte> reply) {
+  RpcAwaiter a{port_, {.node = node, .handler = h, .request = request, .reply = reply, .one_way = false}};
+  if (request.size() > kMaxRpcBytes || reply.size() > kMaxRpcBytes) {
+    a.call.status = Status::kBadLength;
+  } else if (h >= kMaxRpcHandlers) {
+    a.call.status = Status::kUnsupported;
+  } else {
+    ++counters_.round_trips;
+    ++counters_.rpcs;
+    counters_.bytes_written += request.size();
+  }
+  return a;
+}
+
+Status Worker::send(NodeId node, HandlerId h, std::span<const std::byte> request) {
+  if (request.size() > kMaxRpcBytes) return Status::kBadLength;
+  if (h >= kMaxRpcHandlers) return Status::kUnsupported;
+  RpcCall c{.node = node, .handler = h, .request = request, .reply = {}, .one_way = true};
+  ++counters_.rpcs;
+  counters_.bytes_written += request.size();
+  port_->rpc(&c, nullptr);
+  return c.status;
 }
 
 Worker::CpuAwaiter Worker::cpu_load(RemoteAddr addr) {

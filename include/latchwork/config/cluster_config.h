@@ -15,6 +15,7 @@
 #include "latchwork/config/network_devices.h"
 #include "latchwork/config/nic_profile.h"
 #include "latchwork/config/semantics.h"
+#include "latchwork/config/smart_config.h"
 
 namespace lw {
 
@@ -68,6 +69,22 @@ struct VerbsConfig {
   bool exit_on_transport_error = true;
 };
 
+// Two-sided RPC (verbs/rpc.h): the CPU that serves calls on each memory node.
+// DrTM+H §3 and Fig. 3(b) measure RPC against one-sided verbs; the simulator
+// charges each request RpcHandler::cpu_ns on one of these cores plus the
+// SEND/RECV messages on the NIC model. JSON: the "rpc" object.
+struct RpcConfig {
+  uint32_t cores_per_node = 2;      // polling cores serving calls, per memory node (>= 1)
+  uint32_t queue_capacity = 4096;   // requests waiting for a core, per node; beyond: kQueueFull
+  Nanos recv_cpu_ns = 80;           // polling a RECV completion and re-posting the buffer
+  Nanos reply_cpu_ns = 60;          // posting the reply SEND
+
+  static constexpr uint32_t kMaxCores = 256;
+  static constexpr uint32_t kMaxQueueCapacity = 1u << 20;
+  // An error message naming the bad field, or "".
+  std::string validate() const;
+};
+
 // Bounds on one simulator run (issue 11 item 3: no command runs unbounded).
 // A run that reaches a budget stops and reports it (RunStats::budget_exhausted);
 // the latchwork command exits with 1 and names the flag or field to raise.
@@ -107,6 +124,8 @@ struct ClusterConfig {
   TimingConfig timing;
   NetworkConfig network;  // smart network hardware (sim only)
   NicConfig nic;
+  RpcConfig rpc;
+  SmartConfig smart;  // runtime policies (runtime/smart.h)
   ThreadsConfig threads;
   VerbsConfig verbs;
   RunBudget budget;  // simulator runs only

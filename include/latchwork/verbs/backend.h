@@ -16,6 +16,7 @@
 
 #include "latchwork/config/cluster_config.h"
 #include "latchwork/runtime/task.h"
+#include "latchwork/verbs/rpc.h"
 #include "latchwork/verbs/switch_program.h"
 #include "latchwork/verbs/worker.h"
 
@@ -76,6 +77,12 @@ struct Capabilities {
   bool programmable_switch = false;  // node config().switch_node() exists
   bool switch_optimistic_latching = false;  // it runs the §5.5 program
   bool smartnic = false;             // node config().smartnic_node() exists
+  // Two-sided RPC (Worker::call) reaches the memory nodes' handlers.
+  bool rpc = false;
+  // The thread-aware resources obtained for the configured QP policy (SMART
+  // §4.1), e.g. "per-thread-doorbell: 8 thread domains" or, where the
+  // provider refused, what was used instead. Empty where not applicable.
+  std::string thread_resources;
 };
 
 class Backend {
@@ -105,6 +112,18 @@ class Backend {
   // `name`, at most `timeout_ms`. Returns an error message or "". In-process
   // backends have one party.
   virtual std::string barrier(const std::string& name, uint32_t parties, uint64_t timeout_ms);
+
+  // Makes `h` callable by coroutines (Worker::call) and returns its id.
+  // In-process backends add it to the run's table (kQueueFull beyond
+  // kMaxRpcHandlers; kBadLength for an empty or duplicate name). The verbs
+  // backend cannot ship code to memory node processes: it returns the id
+  // under which the nodes serve a handler of that name, or kUnsupported.
+  // The built-ins (rpc_builtin.h) are registered by every backend already.
+  // Host-side, before run().
+  virtual Result<HandlerId> register_handler(const RpcHandler& h) {
+    (void)h;
+    return {Status::kUnsupported, 0};
+  }
 
   // The switch's control plane: installs the rules of switch-assisted
   // optimistic latching for `map` (switch_program.h). kUnsupported without a

@@ -29,6 +29,7 @@
 #include "latchwork/base/layout.h"
 #include "latchwork/base/random.h"
 #include "latchwork/base/status.h"
+#include "latchwork/verbs/rpc.h"
 #include "latchwork/verbs/work_request.h"
 
 namespace lw {
@@ -81,6 +82,35 @@ class WorkerPort {
   virtual Nanos now() const = 0;
   // Modelled CPU time of `units` of `kind` (0 where real CPU time passes).
   virtual Nanos work_cost(CpuWork /*kind*/, uint64_t /*units*/) const { return 0; }
+  // Sends a two-sided call (rpc.h). With a waiter (calls with a reply): the
+  // call stays owned by the caller, status and reply are filled in, and the
+  // waiter is resumed when the reply arrived; returns false if it already
+  // completed. One-way calls (no waiter): the request is copied at post and
+  // acknowledged passively; returns false. Backends without RPC complete the
+  // call with kUnsupported.
+  virtual bool rpc(RpcCall* call, std::coroutine_handle<> waiter) {
+    (void)waiter;
+    call->status = Status::kUnsupported;
+    return false;
+  }
+  // Waiting lists (the runtime's credits and coroutine slots): park()
+  // suspends this coroutine at `h` until another coroutine of the same
+  // thread calls unpark() on this port, which schedules it to resume once the
+  // thread is free, in the order of unpark calls. A coroutine parked forever
+  // is a deadlock (the simulator reports it).
+  virtual void park(std::coroutine_handle<> h) = 0;
+  virtual void unpark() = 0;
+};
+
+// What one coroutine has issued so far (every backend counts the same way):
+// the runtime's per-operation statistics are differences of these.
+struct OpCounters {
+  uint64_t round_trips = 0;    // awaited submissions: a verb, a batch, a call
+  uint64_t work_requests = 0;  // work requests posted, awaited or not
+  uint64_t bytes_read = 0;     // READ bytes and atomics' 8 bytes back
+  uint64_t bytes_written = 0;  // WRITE bytes and atomics' 8 bytes out
+  uint64_t rpcs = 0;           // two-sided calls and one-way messages
+  uint64_t retries = 0;        // counted by the structure: note_retry()
 };
 
 // Up to kMax requests to one memory node, posted together.
@@ -159,6 +189,13 @@ class Worker {
     bool await_suspend(std::coroutine_handle<> h) { return port->sleep(ns, h); }
     void await_resume() const noexcept {}
   };
+  struct [[nodiscard]] RpcAwaiter {
+    WorkerPort* port;
+    RpcCall call;
+    bool await_ready() const noexcept { return call.status != Status::kOk; }
+    bool await_suspend(std::coroutine_handle<> h) { return port->rpc(&call, h); }
+    Result<uint32_t> await_resume() const noexcept { return {call.status, call.reply_bytes}; }
+  };
   struct [[nodiscard]] CpuAwaiter {
     WorkerPort* port;
     CpuAccess op;
@@ -199,6 +236,31 @@ class Worker {
   // signaled request to `node`, posted after those WRITEs, has completed.
   std::span<std::byte> post_buffer(NodeId node, size_t bytes);
 
+  // Two-sided RPC (rpc.h): runs handler `h` on memory node `node` with
+  // `request` and awaits its reply in `reply`; the result is the reply's
+  // length. Requests and replies longer than kMaxRpcBytes fail with
+  // kBadLength before sending; an unknown handler fails with kUnsupported.
+  RpcAwaiter call(NodeId node, HandlerId h, std::span<const std::byte> request,
+                  std::span<std::byte> reply);
+  // A one-way message to handler `h`: copied at post, acknowledged passively,
+  // nothing to await; its reply (if any) is dropped.
+  Status send(NodeId node, HandlerId h, std::span<const std::byte> request);
+
+  // Counters of what this coroutine issued (OpCounters); a structure marks a
+  // retry of a logical operation with note_retry().
+  const OpCounters& counters() const { return counters_; }
+  void note_retry() { ++counters_.retries; }
+  WorkerPort* port() const { return port_; }
+
+  struct [[nodiscard]] ParkAwaiter {
+    WorkerPort* port;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) { port->park(h); }
+    void await_resume() const noexcept {}
+  };
+  // Suspends until another coroutine of this thread calls port()->unpark().
+  ParkAwaiter park() { return {port_}; }
+
   // Gives up the thread to other coroutines for at least `ns`.
   SleepAwaiter sleep(Nanos ns) { return {port_, ns}; }
 
@@ -211,10 +273,12 @@ class Worker {
 
  private:
   Status check_batch(const Batch& batch) const;
+  void count(const WorkRequest& wr);
 
   WorkerPort* port_;
   Placement placement_;
   Rng rng_;
+  OpCounters counters_;
   std::vector<std::vector<std::byte>> post_buffers_;  // by memory node
 };
 

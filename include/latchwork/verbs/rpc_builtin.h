@@ -1,0 +1,26 @@
+// The handlers every backend registers at start-up and `latchwork memnode`
+// serves, in a fixed order so that their ids agree across processes.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "latchwork/verbs/rpc.h"
+
+namespace lw {
+
+// Hands out a chunk of the node's host memory (Sherman §4.2.4: compute nodes
+// take 8 MB chunks by RPC and carve them locally).
+// Request: {uint64 bytes, uint64 align}; reply: {uint64 RemoteAddr bits}
+// (0 when the node is full). kBadLength for a malformed request.
+inline constexpr HandlerId kAllocChunkHandler = 0;
+// Returns the request as the reply (tests, calibration, latency probes).
+inline constexpr HandlerId kEchoHandler = 1;
+// Does nothing and replies with nothing (one-way messages, RPC rate probes).
+inline constexpr HandlerId kNullHandler = 2;
+inline constexpr HandlerId kBuiltinRpcHandlers = 3;
+
+// The built-ins in id order.
+const std::vector<RpcHandler>& builtin_rpc_handlers();
+
+}  // namespace lw
