@@ -46,6 +46,12 @@ std::vector<BuiltinInfo> make_registry() {
                "B+-tree, 256 B nodes: optimistic lock coupling on version words, splits racing lookups"});
   v.push_back({"btree", "btree-pessimistic", true,
                "B+-tree, 256 B nodes: latch coupling on reader/writer latch words"});
+  v.push_back({"hash", "race", true,
+               "RACE hashing: slots CASed to out-of-place key-value blocks, duplicate inserts resolved"});
+  v.push_back({"hash", "smart-ht", true,
+               "RACE under the SMART runtime: throttling, backoff, dynamic limit, coroutine throttling"});
+  v.push_back({"hash", "unordered-publish", false,
+               "RACE whose slot CAS does not wait for the key-value block's WRITE (another node)"});
   return v;
 }
 
@@ -70,9 +76,11 @@ std::vector<std::string> builtin_schemes(const std::string& structure) {
 }
 
 std::string BuiltinOptions::validate() const {
-  if (structure != "tuples" && structure != "btree") return "structure must be tuples or btree";
+  if (structure != "tuples" && structure != "btree" && structure != "hash")
+    return "structure must be tuples, btree or hash";
   if (!find_builtin(structure, scheme)) {
     if (structure == "btree") return "the btree structure takes the schemes btree-optimistic and btree-pessimistic";
+    if (structure == "hash") return "the hash structure takes the schemes race, smart-ht and unordered-publish";
     TupleStoreOptions t;
     if (std::string e = parse_tuple_scheme(scheme, &t); !e.empty()) return e;
     return "scheme " + scheme + " is not a tuples scheme";
@@ -80,6 +88,7 @@ std::string BuiltinOptions::validate() const {
   if (read_percent > 100) return "read percent must be in [0, 100]";
   if (max_attempts == 0) return "max attempts must be positive";
   if (structure == "btree") return keys == 0 || keys > 100000 ? "keys must be in [1, 100000]" : "";
+  if (structure == "hash") return keys == 0 || keys > 100000 ? "keys must be in [1, 100000]" : "";
   if (keys == 0 || keys > 4096) return "keys must be in [1, 4096]";
   TupleStoreOptions t;
   parse_tuple_scheme(scheme, &t);
@@ -95,6 +104,7 @@ std::string BuiltinOptions::validate(const Options& o) const {
   if (std::string e = o.validate(); !e.empty()) return e;
   const ClusterConfig c = detail::seed_cluster(o, plan_for(o, o.first_seed), o.shape);
   if (std::string e = c.check_queue_depth(ClusterConfig::kMaxBatchWrs); !e.empty()) return e;
+  if (structure == "hash") return builtin_detail::hash_dry_run(c, *this);
   return structure == "btree" ? builtin_detail::btree_dry_run(c, *this)
                               : builtin_detail::tuples_dry_run(c, *this, o.shape.ops_per_worker);
 }
@@ -105,6 +115,7 @@ Options builtin_check_options(const BuiltinOptions& b, const ClusterConfig& base
   o.cluster.memory_node_bytes = kBuiltinMemoryNodeBytes;
   o.cluster.budget.progress_seconds = 0;  // the command reports progress per seed
   if (b.structure == "tuples") tuple_scheme_prepare_cluster(b.scheme, &o.cluster);
+  if (b.structure == "hash") builtin_detail::hash_prepare_cluster(b.scheme, &o.cluster);
   o.first_seed = base.seed;
   return o;
 }
@@ -117,6 +128,7 @@ std::pair<RemoteAddr, uint64_t> builtin_key_range(const BuiltinOptions& b, const
 
 WorkloadFactory builtin_workload(const BuiltinOptions& b) {
   LW_CHECK_MSG(b.validate().empty(), b.validate());
+  if (b.structure == "hash") return builtin_detail::hash_workload(b);
   return b.structure == "btree" ? builtin_detail::btree_workload(b) : builtin_detail::tuples_workload(b);
 }
 

@@ -188,6 +188,58 @@ std::string nic_from_json(const json& j, NicConfig* nic) {
   return {};
 }
 
+// The "rpc" object; ranges are checked by RpcConfig::validate() (numbers
+// are read wide first, so a value beyond the field's type is an error, not
+// a wrap-around).
+std::string rpc_from_json(const json& j, RpcConfig* rpc) {
+  if (!j.is_object()) return "rpc must be an object";
+  std::string e;
+  if (!(e = reject_unknown(j, {"cores_per_node", "queue_capacity", "recv_cpu_ns", "reply_cpu_ns"},
+                           "rpc")).empty())
+    return e;
+  if (!(e = take(j, "cores_per_node", &rpc->cores_per_node, "rpc.cores_per_node")).empty()) return e;
+  if (!(e = take(j, "queue_capacity", &rpc->queue_capacity, "rpc.queue_capacity")).empty()) return e;
+  if (!(e = take(j, "recv_cpu_ns", &rpc->recv_cpu_ns, "rpc.recv_cpu_ns")).empty()) return e;
+  if (!(e = take(j, "reply_cpu_ns", &rpc->reply_cpu_ns, "rpc.reply_cpu_ns")).empty()) return e;
+  return rpc->validate();
+}
+
+// The "smart" object (runtime/smart.h); ranges by SmartConfig::validate().
+std::string smart_from_json(const json& j, SmartConfig* s) {
+  if (!j.is_object()) return "smart must be an object";
+  std::string e;
+  if (!(e = reject_unknown(j, {"throttling", "backoff", "dynamic_limit", "coroutine_throttling",
+                               "candidate_credits", "delta_ns", "stable_deltas", "t0_ns",
+                               "max_backoff_shift", "gamma_high", "gamma_low", "retry_window_ns"},
+                           "smart")).empty())
+    return e;
+  if (!(e = take(j, "throttling", &s->throttling, "smart.throttling")).empty()) return e;
+  if (!(e = take(j, "backoff", &s->backoff, "smart.backoff")).empty()) return e;
+  if (!(e = take(j, "dynamic_limit", &s->dynamic_limit, "smart.dynamic_limit")).empty()) return e;
+  if (!(e = take(j, "coroutine_throttling", &s->coroutine_throttling, "smart.coroutine_throttling")).empty())
+    return e;
+  if (auto it = j.find("candidate_credits"); it != j.end()) {
+    if (!it->is_array() || it->empty() || it->size() > SmartConfig::kMaxCandidates)
+      return "smart.candidate_credits must be an array of 1 to " +
+             std::to_string(SmartConfig::kMaxCandidates) + " integers";
+    std::vector<uint32_t> v;
+    for (const json& x : *it) {
+      if (!x.is_number_unsigned() || x.get<uint64_t>() < 1 || x.get<uint64_t>() > SmartConfig::kMaxCredits)
+        return range_message("smart.candidate_credits[]", 1, SmartConfig::kMaxCredits, x.dump());
+      v.push_back(static_cast<uint32_t>(x.get<uint64_t>()));
+    }
+    s->candidate_credits = std::move(v);
+  }
+  if (!(e = take(j, "delta_ns", &s->delta_ns, "smart.delta_ns")).empty()) return e;
+  if (!(e = take(j, "stable_deltas", &s->stable_deltas, "smart.stable_deltas")).empty()) return e;
+  if (!(e = take(j, "t0_ns", &s->t0_ns, "smart.t0_ns")).empty()) return e;
+  if (!(e = take(j, "max_backoff_shift", &s->max_backoff_shift, "smart.max_backoff_shift")).empty()) return e;
+  if (!(e = take(j, "gamma_high", &s->gamma_high, "smart.gamma_high")).empty()) return e;
+  if (!(e = take(j, "gamma_low", &s->gamma_low, "smart.gamma_low")).empty()) return e;
+  if (!(e = take(j, "retry_window_ns", &s->retry_window_ns, "smart.retry_window_ns")).empty()) return e;
+  return s->validate();
+}
+
 }  // namespace
 
 std::string NicConfig::resolve(NicProfile* out) const {
@@ -299,6 +351,8 @@ std::string ClusterConfig::validate() const {
     if (std::string err = nic.resolve(&probe); !err.empty()) return err;
   }
   if (!(e = budget.validate()).empty()) return e;
+  if (!(e = rpc.validate()).empty()) return e;
+  if (!(e = smart.validate()).empty()) return e;
   Semantics probe;
   if (!Semantics::from_profile(semantics_profile, &probe))
     return "semantics profile must be spec, connectx or sequential, got \"" + semantics_profile + "\"";
@@ -386,6 +440,24 @@ std::string ClusterConfig::to_json() const {
        {{"max_events", budget.max_events},
         {"max_virtual_ns", budget.max_virtual_ns},
         {"progress_seconds", budget.progress_seconds}}},
+      {"rpc",
+       {{"cores_per_node", rpc.cores_per_node},
+        {"queue_capacity", rpc.queue_capacity},
+        {"recv_cpu_ns", rpc.recv_cpu_ns},
+        {"reply_cpu_ns", rpc.reply_cpu_ns}}},
+      {"smart",
+       {{"throttling", smart.throttling},
+        {"backoff", smart.backoff},
+        {"dynamic_limit", smart.dynamic_limit},
+        {"coroutine_throttling", smart.coroutine_throttling},
+        {"candidate_credits", smart.candidate_credits},
+        {"delta_ns", smart.delta_ns},
+        {"stable_deltas", smart.stable_deltas},
+        {"t0_ns", smart.t0_ns},
+        {"max_backoff_shift", smart.max_backoff_shift},
+        {"gamma_high", smart.gamma_high},
+        {"gamma_low", smart.gamma_low},
+        {"retry_window_ns", smart.retry_window_ns}}},
   };
   json mech = json::object();
   for (const auto& [name, field] : NicMechanisms::switches()) mech[name] = nic.mechanisms.*field;
@@ -408,7 +480,7 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
                                "coroutines_per_thread", "memory_nodes", "memory_node_threads",
                                "memory_node_bytes", "device_memory_bytes", "queue_depth", "seed",
                                "profile", "semantics", "timing", "nic", "threads", "verbs",
-                               "network", "budget"},
+                               "network", "budget", "rpc", "smart"},
                            "config")).empty())
     return e;
   // The profile first: explicit switches below refine it.
@@ -525,6 +597,12 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
     if (!(e = check_range("budget.progress_seconds", progress, 0, RunBudget::kMaxProgressSeconds)).empty())
       return e;
     c.budget.progress_seconds = static_cast<uint32_t>(progress);
+  }
+  if (auto it = j.find("rpc"); it != j.end()) {
+    if (!(e = rpc_from_json(*it, &c.rpc)).empty()) return e;
+  }
+  if (auto it = j.find("smart"); it != j.end()) {
+    if (!(e = smart_from_json(*it, &c.smart)).empty()) return e;
   }
   if (!(e = c.load_cluster_file()).empty()) return e;
   if (!(e = c.validate()).empty()) return e;

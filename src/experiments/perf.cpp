@@ -4,9 +4,12 @@
 #include <cstdio>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
 #include <vector>
 
 #include "latchwork/backends.h"
+#include "latchwork/runtime/smart.h"
 
 namespace lw {
 namespace {
@@ -26,52 +29,106 @@ double percentile(const std::vector<Nanos>& sorted, double q) {
 
 uint64_t op_bytes(const PerfOptions& o) { return is_atomic(o.op) ? 8 : o.size; }
 
-Task<void> perf_worker(Worker& w, const PerfOptions& o, RemoteAddr target, uint64_t region_bytes,
-                       Nanos start, Samples& out) {
+// One round of `wrs` requests: parts of up to Batch::kMax, all but the last
+// posted unsignaled (completed by the last, signaled one on the same queue
+// pair), the last awaited; through the SMART context when there is one.
+Task<Status> perf_batch(Worker& w, smart::Context* ctx, const PerfOptions& o, uint32_t wrs, RemoteAddr target,
+                        uint64_t region_bytes, std::vector<std::byte>& buf) {
   const uint64_t bytes = op_bytes(o);
-  std::vector<std::byte> buf(bytes, std::byte{0x5a});
+  const uint64_t align = std::max<uint64_t>(8, std::min<uint64_t>(bytes, kCacheLine));
+  uint32_t done = 0;
+  Status s = Status::kOk;
+  for (uint32_t part = 0; part <= PerfOptions::kMaxBatch / Batch::kMax && done < wrs; ++part) {
+    Batch b;
+    const uint32_t n = std::min<uint32_t>(Batch::kMax, wrs - done);
+    for (uint32_t k = 0; k < n; ++k) {
+      RemoteAddr at = target;
+      if (o.random_region) at = target + w.rng().below((region_bytes - bytes) / align + 1) * align;
+      std::byte* mine = buf.data() + uint64_t{done + k} * bytes;
+      switch (o.op) {
+        case Opcode::kRead: b.read(mine, at, static_cast<uint32_t>(bytes)); break;
+        case Opcode::kWrite: b.write(at, mine, static_cast<uint32_t>(bytes)); break;
+        case Opcode::kCas: b.cas(at, 0, 0); break;
+        default: b.faa(at, 1); break;
+      }
+    }
+    done += n;
+    if (done < wrs) {
+      s = w.post(b);
+      if (s != Status::kOk) break;
+      continue;
+    }
+    if (ctx) {
+      co_await ctx->begin_op(0);
+      s = co_await ctx->execute(b);
+      ctx->end_op(s == Status::kOk);
+    } else {
+      s = co_await w.execute(b);
+    }
+  }
+  co_return s;
+}
+
+Task<void> perf_worker(Worker& w, smart::Runtime* rt, const PerfOptions& o, uint32_t wrs, RemoteAddr target,
+                       uint64_t region_bytes, Nanos start, Samples& out) {
+  const uint64_t bytes = op_bytes(o);
+  std::vector<std::byte> buf(bytes * wrs, std::byte{0x5a});
+  std::optional<smart::Context> ctx;
+  if (rt) ctx.emplace(*rt, w);
   std::vector<Nanos> mine;
   const Nanos window_begin = start + o.warmup_ns, window_end = window_begin + o.measure_ns;
   const uint64_t align = std::max<uint64_t>(8, std::min<uint64_t>(bytes, kCacheLine));
+  const bool single = wrs == 1 && !rt;  // the plain one-verb loop (today's figures)
   uint64_t ops = 0;
   for (uint64_t i = 0; i < o.max_ops_per_worker; ++i) {
-    RemoteAddr at = target;
-    if (o.random_region) {
-      const uint64_t slots = (region_bytes - bytes) / align + 1;
-      at = target + w.rng().below(slots) * align;
-    }
     const Nanos t0 = w.now();
     if (t0 >= window_end) break;
+    if (!o.schedule.empty() && !o.schedule.active(w.placement().thread, o.schedule.interval_at(t0))) {
+      // Idle for the rest of this interval (SMART Table 1).
+      co_await w.sleep(o.schedule.next_boundary(t0) - t0);
+      continue;
+    }
     Status s = Status::kOk;
-    switch (o.op) {
-      case Opcode::kRead: s = co_await w.read(buf.data(), at, bytes); break;
-      case Opcode::kWrite: s = co_await w.write(at, buf.data(), bytes); break;
-      case Opcode::kCas: {
-        // compare 0, swap 0: always succeeds, so every CAS writes back (the
-        // cost the papers' contended-CAS figures measure).
-        auto r = co_await w.cas(at, 0, 0);
-        s = r.status;
-        break;
+    if (!single) {
+      s = co_await perf_batch(w, ctx ? &*ctx : nullptr, o, wrs, target, region_bytes, buf);
+    } else {
+      RemoteAddr at = target;
+      if (o.random_region) {
+        const uint64_t slots = (region_bytes - bytes) / align + 1;
+        at = target + w.rng().below(slots) * align;
       }
-      case Opcode::kFaa: {
-        auto r = co_await w.faa(at, 1);
-        s = r.status;
-        break;
+      switch (o.op) {
+        case Opcode::kRead: s = co_await w.read(buf.data(), at, bytes); break;
+        case Opcode::kWrite: s = co_await w.write(at, buf.data(), bytes); break;
+        case Opcode::kCas: {
+          // compare 0, swap 0: always succeeds, so every CAS writes back (the
+          // cost the papers' contended-CAS figures measure).
+          auto r = co_await w.cas(at, 0, 0);
+          s = r.status;
+          break;
+        }
+        case Opcode::kFaa: {
+          auto r = co_await w.faa(at, 1);
+          s = r.status;
+          break;
+        }
+        default: LW_CHECK_MSG(false, "perf runs READ, WRITE, CAS or FAA");
       }
-      default: LW_CHECK_MSG(false, "perf runs READ, WRITE, CAS or FAA");
     }
     if (s != Status::kOk) {
       // A status, not an abort: the command reports it and exits 1.
       std::lock_guard<std::mutex> g(out.mu);
-      if (out.error.empty())
-        out.error = std::string("a ") + perf_op_name(o.op) + " failed with status " + std::string(to_string(s)) +
-                    " (worker " + std::to_string(w.placement().node) + "/" +
-                    std::to_string(w.placement().thread) + "/" + std::to_string(w.placement().coroutine) + ")";
+      if (out.error.empty()) {
+        std::ostringstream e;
+        e << "a " << perf_op_name(o.op) << " failed with status " << to_string(s) << " (worker "
+          << w.placement().node << "/" << w.placement().thread << "/" << w.placement().coroutine << ")";
+        out.error = e.str();
+      }
       break;
     }
     const Nanos t1 = w.now();
     if (t1 >= window_begin && t1 < window_end) {
-      ++ops;
+      ops += wrs;
       mine.push_back(t1 - t0);
     }
   }
@@ -103,11 +160,28 @@ bool parse_perf_op(const std::string& s, Opcode* out) {
 }
 
 namespace {
-// The cluster with the perf target's device added.
+// Throttled batches longer than kThrottledPart go out in parts from this
+// many sibling coroutines (PerfOptions::kThrottledPart).
+uint32_t throttled_split(const ClusterConfig& base, const PerfOptions& o) {
+  if (!base.smart.throttling || o.batch <= PerfOptions::kThrottledPart) return 1;
+  return (o.batch + PerfOptions::kThrottledPart - 1) / PerfOptions::kThrottledPart;
+}
+
+// Requests per round of each (effective) coroutine.
+uint32_t wrs_per_coroutine(const ClusterConfig& base, const PerfOptions& o) {
+  const uint32_t split = throttled_split(base, o);
+  return split == 1 ? o.batch : PerfOptions::kThrottledPart;
+}
+
+// The cluster with the perf target's device added, and the sibling
+// coroutines of split throttled batches.
 ClusterConfig with_target(const ClusterConfig& base, const PerfOptions& o) {
   ClusterConfig c = base;
   if (o.target == "switch") c.network.programmable_switch.enabled = true;
   if (o.target == "smartnic") c.network.smartnic.enabled = true;
+  const uint64_t split = throttled_split(base, o);
+  if (split > 1 && uint64_t{c.coroutines_per_thread} * split <= ClusterConfig::kMaxCoroutinesPerThread)
+    c.coroutines_per_thread = static_cast<uint32_t>(c.coroutines_per_thread * split);
   return c;
 }
 }  // namespace
@@ -115,15 +189,22 @@ ClusterConfig with_target(const ClusterConfig& base, const PerfOptions& o) {
 std::string validate_perf(const ClusterConfig& base, const PerfOptions& o) {
   if (o.target != "memory" && o.target != "switch" && o.target != "smartnic")
     return "target must be memory, switch or smartnic";
+  if (o.batch == 0 || o.batch > PerfOptions::kMaxBatch)
+    return "batch must be in [1, " + std::to_string(PerfOptions::kMaxBatch) + "]";
+  if (uint64_t{base.coroutines_per_thread} * throttled_split(base, o) > ClusterConfig::kMaxCoroutinesPerThread)
+    return "depth x batch / 4 is more coroutines than a thread may have (throttled batches are split)";
   const ClusterConfig c = with_target(base, o);
-  // Every coroutine keeps one verb outstanding on its thread's queue pair.
-  if (c.coroutines_per_thread > c.queue_depth)
-    return "depth " + std::to_string(c.coroutines_per_thread) + " is more than the queue pair holds (queue_depth " +
-           std::to_string(c.queue_depth) + "): lower --depth or raise queue_depth in the --config file";
+  // Every coroutine keeps `batch` requests outstanding on its thread's queue pair.
+  const uint64_t wrs = wrs_per_coroutine(base, o);
+  if (c.coroutines_per_thread * wrs > c.queue_depth)
+    return "depth x batch " + std::to_string(c.coroutines_per_thread * wrs) +
+           " is more than the queue pair holds (queue_depth " + std::to_string(c.queue_depth) +
+           "): lower --depth or --batch, or raise queue_depth in the --config file";
+  if (o.batch > 1 && o.target != "memory") return "--batch needs --target memory";
   if (std::string e = c.validate(); !e.empty()) return e;
   // Every worker keeps a buffer of one transfer.
-  if (c.total_workers() * op_bytes(o) > PerfOptions::kMaxBufferBytes)
-    return "workers x size is " + std::to_string(c.total_workers() * op_bytes(o)) +
+  if (c.total_workers() * wrs * op_bytes(o) > PerfOptions::kMaxBufferBytes)
+    return "workers x batch x size is " + std::to_string(c.total_workers() * wrs * op_bytes(o)) +
            " bytes of buffers; at most " + std::to_string(PerfOptions::kMaxBufferBytes) +
            " (lower --size, --threads, --depth or --compute-nodes)";
   if (o.target != "memory" && o.device_memory) return "--device-memory is memory-node memory; drop it with --target " + o.target;
@@ -202,20 +283,25 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
   }
 
   Samples samples;
+  const uint32_t wrs = wrs_per_coroutine(cluster, o);
+  // The SMART runtime only when a policy needs it: the plain loop stays
+  // exactly what the existing figures ran.
+  std::unique_ptr<smart::Runtime> rt;
+  if (c.smart.throttling) rt = std::make_unique<smart::Runtime>(backend->config());
   backend->spawn_compute([&](Worker& w) -> Task<void> {
     const Placement& p = w.placement();
     const uint64_t index =
         (uint64_t{p.node} * c.threads_per_node + p.thread) * c.coroutines_per_thread + p.coroutine;
     const uint64_t node = index % nodes;
     const uint64_t slot = o.contended || o.random_region ? 0 : index / nodes;
-    co_await perf_worker(w, o, base[node] + slot * step, region, w.now(), samples);
+    co_await perf_worker(w, rt.get(), o, wrs, base[node] + slot * step, region, w.now(), samples);
   });
   const RunStats stats = backend->run();
   require_within_budget(stats);
 
   PerfResult r;
   r.op = perf_op_name(o.op);
-  r.workers = workers;
+  r.workers = c.total_compute_threads() * cluster.coroutines_per_thread;
   r.ops = samples.ops;
   const double seconds = static_cast<double>(o.measure_ns) * 1e-9;
   r.mops = static_cast<double>(samples.ops) / seconds / 1e6;
@@ -235,6 +321,15 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
   if (c.backend == "sim" && stats.wall_seconds > 0)
     r.sim_verbs_per_wall_second = static_cast<double>(stats.verbs) / stats.wall_seconds;
   r.counters = stats.counters;
+  if (rt) {
+    // Where Alg. 1 left each thread's C_max: the throttling's choice.
+    double sum = 0;
+    const std::vector<smart::ThreadSummary> ts = rt->summaries();
+    const size_t compute = std::min<size_t>(ts.size(), c.total_compute_threads());  // compute threads first
+    for (size_t i = 0; i < compute; ++i) sum += ts[i].credits_limit;
+    const double threads = static_cast<double>(compute);
+    if (threads > 0) r.counters["smart.credits_limit_mean"] = sum / threads;
+  }
   r.trace_hash = stats.trace_hash;
   r.error = samples.error;
   return r;

@@ -1,4 +1,5 @@
 #include "latchwork/experiments/repro.h"
+#include "latchwork/experiments/repro_rpc.h"
 
 #include <algorithm>
 #include <chrono>
@@ -113,20 +114,17 @@ ReproFigure jasny_fig5(const std::string& name, const std::string& profile, uint
   return f;
 }
 
-// SMART §3.1 Fig. 3 and §6.3 Fig. 13a: one compute blade, one memory blade,
-// random 8-byte READs in a large region.
-ReproFigure smart_policies(bool fig13) {
+// SMART §3.1 Fig. 3: one compute blade, one memory blade, random 8-byte
+// READs in a large region. (Fig. 13 is src/repro/smart/fig13.cpp.)
+ReproFigure smart_fig3() {
   ReproFigure f;
-  f.name = fig13 ? "smart-fig13" : "smart-fig3";
-  const uint32_t depth = fig13 ? 16 : 8;
-  f.title = std::string(fig13 ? "SMART Fig. 13a" : "SMART Fig. 3") +
-            ": 8-byte READ throughput by QP allocation policy (cx6-200g, depth " +
+  f.name = "smart-fig3";
+  const uint32_t depth = 8;
+  f.title = "SMART Fig. 3: 8-byte READ throughput by QP allocation policy (cx6-200g, depth " +
             std::to_string(depth) + ")";
   f.x_label = "threads (1 compute node, " + std::to_string(depth) + " outstanding each)";
   f.log_x = false;
-  std::vector<QpPolicy> policies = {QpPolicy::kPerThreadQp, QpPolicy::kPerThreadDoorbell};
-  if (fig13) policies.insert(policies.begin() + 1, QpPolicy::kPerThreadContext);
-  else policies.insert(policies.begin(), QpPolicy::kSharedQp);
+  const std::vector<QpPolicy> policies = {QpPolicy::kSharedQp, QpPolicy::kPerThreadQp, QpPolicy::kPerThreadDoorbell};
   for (uint32_t t : {1u, 4u, 8u, 16u, 24u, 32u, 48u, 64u, 80u, 96u}) {
     for (QpPolicy pol : policies) {
       ReproPoint p{to_string(pol), static_cast<double>(t), nic_cluster("cx6-200g", 1, t, depth, pol),
@@ -135,23 +133,12 @@ ReproFigure smart_policies(bool fig13) {
       f.points.push_back(p);
     }
   }
-  if (fig13) {
-    f.paper = {
-        {"per-thread-doorbell", 64, 110, "SMART §6.3, Fig. 13a: thread-aware allocation reaches 110 MOP/s, the NIC's limit", true},
-        {"per-thread-context", 96, 110 / 1.9, "SMART §6.3: per-thread doorbell with throttling is up to 1.9x per-thread context", true},
-    };
-    f.notes =
-        "SMART's adaptive work-request throttling is a runtime policy, not part of this model: the "
-        "per-thread-doorbell series here is '+ThdResAlloc' without '+WorkReqThrot', so it sags at "
-        "96 threads x 16 outstanding as the paper's does.";
-  } else {
-    f.paper = {
-        {"per-thread-doorbell", 96, 110, "SMART §3.1, Fig. 3: per-thread doorbell reaches 110 MOPS", true},
-        {"per-thread-qp", 96, 110 / 5.6, "SMART §3.1: per-thread doorbell up to 5.6x per-thread QP for READ", true},
-        {"per-thread-qp", 16, 2 * 110 / 5.6, "derived from SMART §3.1: per-thread QP is cut in half by 96 threads (its peak, here at 16 threads, = 2x the 96-thread value)", true},
-    };
-    f.notes = "The shared-QP series locks the QP for every post; SMART reports it 2.4-130x below per-thread QPs.";
-  }
+  f.paper = {
+      {"per-thread-doorbell", 96, 110, "SMART §3.1, Fig. 3: per-thread doorbell reaches 110 MOPS", true},
+      {"per-thread-qp", 96, 110 / 5.6, "SMART §3.1: per-thread doorbell up to 5.6x per-thread QP for READ", true},
+      {"per-thread-qp", 16, 2 * 110 / 5.6, "derived from SMART §3.1: per-thread QP is cut in half by 96 threads (its peak, here at 16 threads, = 2x the 96-thread value)", true},
+  };
+  f.notes = "The shared-QP series locks the QP for every post; SMART reports it 2.4-130x below per-thread QPs.";
   return f;
 }
 
@@ -259,17 +246,25 @@ ReproFigure jasny_fig18();
 ReproFigure jasny_fig22();
 ReproFigure jasny_fig25();
 ReproFigure jasny_fig26();
+// SMART §6.2-6.3 (src/repro/smart/, one file per figure).
+ReproFigure smart_fig7();
+ReproFigure smart_fig8();
+ReproFigure smart_fig9();
+ReproFigure smart_fig13();
+ReproFigure smart_fig14();
+ReproFigure smart_table1();
 
 const std::vector<ReproFigure>& repro_figures() {
   static const std::vector<ReproFigure> figures = {
       jasny_fig4(),
       jasny_fig5("jasny-fig5", "cx5-100g", 4),
       jasny_fig5("jasny-fig17", "cx7-400g", 2),
-      smart_policies(false),
+      smart_fig3(),
       smart_fig4(),
-      smart_policies(true),
+      smart_fig13(),
       sherman_device_memory(),
       sherman_fig3(),
+      drtmh_fig3b(),
       drtmh_fig5(),
       jasny_fig8(),
       jasny_fig9(),
@@ -282,6 +277,11 @@ const std::vector<ReproFigure>& repro_figures() {
       jasny_fig22(),
       jasny_fig25(),
       jasny_fig26(),
+      smart_fig7(),
+      smart_fig8(),
+      smart_fig9(),
+      smart_fig14(),
+      smart_table1(),
   };
   return figures;
 }
@@ -296,6 +296,23 @@ double repro_y(const ReproFigure& f, const PerfResult& r) {
   return f.latency ? r.latency_ns_mean / 1e3 : r.mops;
 }
 
+double repro_metric(const std::string& m, const PerfResult& r) {
+  if (m == "mops") return r.mops;
+  if (m == "p50_us") return r.latency_ns_p50 / 1e3;
+  if (m == "p99_us") return r.latency_ns_p99 / 1e3;
+  if (m == "mean_us") return r.latency_ns_mean / 1e3;
+  if (m.rfind("counter:", 0) == 0) {
+    auto it = r.counters.find(m.substr(8));
+    return it == r.counters.end() ? 0 : it->second;
+  }
+  LW_CHECK_MSG(false, "unknown repro metric " + m);
+  return 0;
+}
+
+double repro_y(const ReproFigure& f, const ReproPoint& p, const PerfResult& r) {
+  return p.metric.empty() ? repro_y(f, r) : repro_metric(p.metric, r);
+}
+
 const char* repro_y_label(const ReproFigure& f) {
   return f.latency ? "mean latency (us)" : "throughput (Mops)";
 }
@@ -307,7 +324,17 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
   for (size_t i = 0; i < f.points.size(); ++i) {
     if (progress) progress(i, f.points.size());
     const ReproPoint& p = f.points[i];
-    if (p.tuples) {
+    if (p.same_run_as >= 0) {
+      // Another view of an earlier point's run: nothing to simulate.
+      LW_CHECK_MSG(static_cast<size_t>(p.same_run_as) < i, "same_run_as must name an earlier point");
+      r.results.push_back(r.results[static_cast<size_t>(p.same_run_as)]);
+      continue;
+    }
+    if (is_rpc_point(p)) {
+      r.results.push_back(run_rpc_point(p));
+    } else if (p.hash) {
+      r.results.push_back(run_hash(p.cluster, *p.hash).to_perf_result());
+    } else if (p.tuples) {
       const TupleWorkloadResult t = run_tuple_workload(p.cluster, *p.tuples);
       PerfResult pr;
       pr.op = p.tuples->scheme;
@@ -337,19 +364,31 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
     r.verbs += r.results.back().verbs;
   }
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto y_of = [&](const std::string& series, double x, bool* found) {
+    double y = 0;
+    for (size_t i = 0; i < f.points.size(); ++i) {
+      if (f.points[i].series == series && f.points[i].x == x) {
+        y = repro_y(f, f.points[i], r.results[i]);
+        *found = true;
+      }
+    }
+    return y;
+  };
   for (const PaperValue& pv : f.paper) {
     ReproComparison cmp{pv, 0, 0, false};
     bool found = false;
-    for (size_t i = 0; i < f.points.size(); ++i) {
-      if (f.points[i].series == pv.series && f.points[i].x == pv.x) {
-        cmp.model = repro_y(f, r.results[i]);
-        found = true;
-      }
+    cmp.model = y_of(pv.series, pv.x, &found);
+    LW_CHECK_MSG(found, "a paper value names no point of its figure: " + pv.series);
+    if (!pv.over_series.empty()) {
+      bool base_found = false;
+      const double base = y_of(pv.over_series, pv.x, &base_found);
+      LW_CHECK_MSG(base_found, "a paper ratio names no point of its figure: " + pv.over_series);
+      cmp.model = base > 0 ? cmp.model / base : 0;
     }
-    LW_CHECK_MSG(found, "a paper value names no point of its figure");
     cmp.error = (cmp.model - pv.value) / pv.value;
-    cmp.within = pv.at_least ? cmp.model >= pv.value * (1 - pv.tolerance)
-                             : std::fabs(cmp.error) <= pv.tolerance;
+    cmp.within = pv.at_least  ? cmp.model >= pv.value * (1 - pv.tolerance)
+                 : pv.at_most ? cmp.model <= pv.value * (1 + pv.tolerance)
+                              : std::fabs(cmp.error) <= pv.tolerance;
     r.comparisons.push_back(cmp);
   }
   return r;
@@ -361,9 +400,10 @@ std::string ReproResult::to_json() const {
   for (size_t i = 0; i < figure->points.size(); ++i) {
     const ReproPoint& p = figure->points[i];
     const PerfResult& res = results[i];
-    series[p.series].push_back({{"x", p.x},
+    series[p.series].push_back({{"x", p.x_metric.empty() ? p.x : repro_metric(p.x_metric, res)},
+                                {"nominal_x", p.x},
                                 {"panel", p.panel},
-                                {"y", repro_y(*figure, res)},
+                                {"y", repro_y(*figure, p, res)},
                                 {"mops", res.mops},
                                 {"latency_ns_mean", res.latency_ns_mean},
                                 {"gbps", res.gbps},
@@ -383,23 +423,25 @@ std::string ReproResult::to_json() const {
                      {"within_tolerance", c.within},
                      {"tolerance", c.paper.tolerance},
                      {"at_least", c.paper.at_least},
+                     {"at_most", c.paper.at_most},
+                     {"over_series", c.paper.over_series},
                      {"fitted", c.paper.fitted},
                      {"source", c.paper.source}});
   json j = {{"name", figure->name}, {"title", figure->title},   {"x_label", figure->x_label},
             {"y_label", repro_y_label(*figure)}, {"log_x", figure->log_x}, {"notes", figure->notes},
             {"series", series},     {"panels", panels},         {"paper", paper},           {"wall_seconds", wall_seconds},
-            {"simulated_verbs", verbs}};
+            {"simulated_verbs", verbs}, {"panel_y_labels", figure->panel_y_labels}};
   return j.dump(2);
 }
 
 std::string ReproResult::to_csv() const {
   std::ostringstream os;
-  os << "series,x,mops,gbps,latency_ns_p50,latency_ns_p99\n";
+  os << "panel,series,x,y,mops,gbps,latency_ns_p50,latency_ns_p99\n";
   for (size_t i = 0; i < figure->points.size(); ++i) {
     const ReproPoint& p = figure->points[i];
     const PerfResult& r = results[i];
-    os << '"' << p.series << "\"," << p.x << ',' << r.mops << ',' << r.gbps << ','
-       << r.latency_ns_p50 << ',' << r.latency_ns_p99 << '\n';
+    os << '"' << p.panel << "\",\"" << p.series << "\"," << p.x << ',' << repro_y(*figure, p, r) << ','
+       << r.mops << ',' << r.gbps << ',' << r.latency_ns_p50 << ',' << r.latency_ns_p99 << '\n';
   }
   return os.str();
 }

@@ -15,8 +15,11 @@
 
 #include "latchwork/base/layout.h"
 #include "latchwork/verbs/node_memory.h"
+#include "latchwork/verbs/rpc_builtin.h"
 #include "memnode_protocol.h"
+#include "memnode_region.h"
 #include "rdma_device.h"
+#include "rpc_server.h"
 
 namespace lw {
 
@@ -30,28 +33,6 @@ std::string MemnodeOptions::validate() const {
 
 namespace rdma {
 namespace {
-
-// The served memory and its bookkeeping, shared by all client sessions.
-struct Region {
-  void* base = nullptr;
-  uint64_t bytes = 0;
-  bool huge = false;
-  ibv_mr* mr = nullptr;
-  ibv_dm* dm = nullptr;
-  ibv_mr* dm_mr = nullptr;
-  uint64_t dm_bytes = 0;
-
-  std::mutex mu;
-  std::condition_variable cv;
-  uint64_t next = NodeMemory::kReservedBytes;
-  uint64_t dm_next = 0;
-  std::map<std::string, std::pair<uint64_t, uint64_t>> shared;  // name -> (offset, bytes)
-  struct Barrier {
-    uint32_t parties = 0, arrived = 0;
-    uint64_t generation = 0;
-  };
-  std::map<std::string, Barrier> barriers;
-};
 
 std::string map_memory(const MemnodeOptions& o, Region* r) {
   constexpr uint64_t kHuge = 2ull << 20;
@@ -77,14 +58,12 @@ std::string map_memory(const MemnodeOptions& o, Region* r) {
   return {};
 }
 
-// One compute process's connection: its queue pairs live as long as it.
+// One compute process's connection: its queue pairs live as long as it, and
+// a polling thread serves the RPCs that arrive on them (rpc_server.h).
 class Session {
  public:
-  Session(RdmaDevice& dev, ibv_cq* cq, Region& region, TcpChannel ch, const std::atomic<bool>& stop)
-      : dev_(dev), cq_(cq), region_(region), ch_(std::move(ch)), stop_(stop) {}
-  ~Session() {
-    for (ibv_qp* qp : qps_) ibv_destroy_qp(qp);
-  }
+  Session(RdmaDevice& dev, Region& region, TcpChannel ch, const std::atomic<bool>& stop)
+      : dev_(dev), region_(region), ch_(std::move(ch)), stop_(stop) {}
 
   void serve() {
     for (uint64_t n = 0; n < (1ull << 40) && !stop_.load(); ++n) {
@@ -98,7 +77,6 @@ class Session {
       if (!ch_.send(reply, 5000).empty()) return;
     }
   }
-  size_t qps() const { return qps_.size(); }
 
  private:
   static constexpr uint32_t kRequestTimeoutMs = 30'000;
@@ -123,25 +101,37 @@ class Session {
             {"addr", reinterpret_cast<uint64_t>(region_.base)},
             {"rkey", region_.mr->rkey},
             {"dm_bytes", region_.dm_bytes},
-            {"dm_rkey", region_.dm_mr ? region_.dm_mr->rkey : 0}};
+            {"dm_rkey", region_.dm_mr ? region_.dm_mr->rkey : 0},
+            {"handlers", handler_names()}};
+  }
+
+  // What register_handler() on the compute side resolves names against.
+  static json handler_names() {
+    json names = json::array();
+    for (const RpcHandler& h : builtin_rpc_handlers()) names.push_back(h.name);
+    return names;
   }
 
   json connect(const json& req) {
     auto list = req.find("qps");
     if (list == req.end() || !list->is_array() || list->empty() || list->size() > 4096)
       return fail("connect needs 1 to 4096 queue-pair endpoints");
+    if (rpc_) return fail("connect: this session's queue pairs are connected already");
+    rpc_ = std::make_unique<RpcServerLoop>(dev_, region_, stop_);
+    if (std::string e = rpc_->init(static_cast<uint32_t>(list->size())); !e.empty()) return fail(e);
     json mine = json::array();
     for (const json& j : *list) {
       QpEndpoint remote;
       if (std::string e = QpEndpoint::from_json(j, &remote); !e.empty()) return fail(e);
       ibv_qp* qp = nullptr;
-      // The responder posts nothing: its send queue only needs room for one.
-      if (std::string e = dev_.create_qp(cq_, 1, &qp); !e.empty()) return fail(e);
-      qps_.push_back(qp);
+      // One-sided verbs need nothing from the responder; its send queue
+      // carries RPC replies (the loop owns the QP).
+      if (std::string e = rpc_->create_qp(&qp); !e.empty()) return fail(e);
       const uint32_t psn = (qp->qp_num * 2654435761u) & 0xffffff;
       if (std::string e = dev_.connect_qp(qp, psn, remote); !e.empty()) return fail(e);
       mine.push_back(dev_.endpoint(qp, psn).to_json());
     }
+    rpc_->start();
     return {{"ok", true}, {"qps", mine}};
   }
 
@@ -151,13 +141,8 @@ class Session {
     const bool device = req.value("device", false);
     if (bytes == 0 || align == 0 || (align & (align - 1)) != 0 || align > (1u << 20))
       return fail("alloc needs bytes > 0 and a power-of-two align up to 1 MiB");
-    std::lock_guard<std::mutex> lock(region_.mu);
-    uint64_t& next = device ? region_.dm_next : region_.next;
-    const uint64_t limit = device ? region_.dm_bytes : region_.bytes;
-    const uint64_t at = align_up(next, align);
-    if (at + bytes > limit || at + bytes < at) return {{"ok", true}, {"offset", 0}};  // full
-    next = at + bytes;
-    return {{"ok", true}, {"offset", device ? NodeMemory::kDeviceBase + at : at}};
+    // The alloc_chunk RPC handler bumps the same pointer (Region::bump).
+    return {{"ok", true}, {"offset", region_.bump(bytes, align, device)}};  // 0: full
   }
 
   json alloc_shared(const json& req) {
@@ -209,11 +194,10 @@ class Session {
   }
 
   RdmaDevice& dev_;
-  ibv_cq* cq_;
   Region& region_;
   TcpChannel ch_;
   const std::atomic<bool>& stop_;
-  std::vector<ibv_qp*> qps_;
+  std::unique_ptr<RpcServerLoop> rpc_;  // after connect
 };
 
 }  // namespace
@@ -229,12 +213,10 @@ std::string run_memnode(const MemnodeOptions& o, const std::atomic<bool>& stop,
   if (std::string e = map_memory(o, &region); !e.empty()) return e;
   struct Cleanup {
     Region& r;
-    ibv_cq* cq = nullptr;
     ~Cleanup() {
       if (r.dm_mr) ibv_dereg_mr(r.dm_mr);
       if (r.dm) ibv_free_dm(r.dm);
       if (r.mr) ibv_dereg_mr(r.mr);
-      if (cq) ibv_destroy_cq(cq);
       if (r.base) ::munmap(r.base, r.bytes);
     }
   } cleanup{region};
@@ -256,8 +238,6 @@ std::string run_memnode(const MemnodeOptions& o, const std::atomic<bool>& stop,
       }
     }
   }
-  cleanup.cq = ibv_create_cq(dev->context(), 16, nullptr, nullptr, 0);
-  if (!cleanup.cq) return "ibv_create_cq failed";
   int lfd = -1;
   uint16_t port = 0;
   if (std::string e = listen_tcp(o.listen, &lfd, &port); !e.empty()) return e;
@@ -275,7 +255,7 @@ std::string run_memnode(const MemnodeOptions& o, const std::atomic<bool>& stop,
     if (fd < 0) continue;
     live.fetch_add(1);
     sessions.emplace_back([&, fd] {
-      Session s(*dev, cleanup.cq, region, TcpChannel(fd), stop);
+      Session s(*dev, region, TcpChannel(fd), stop);
       s.serve();
       live.fetch_sub(1);
     });

@@ -143,17 +143,18 @@ QpEndpoint RdmaDevice::endpoint(const ibv_qp* qp, uint32_t psn) const {
   return e;
 }
 
-std::string RdmaDevice::create_qp(ibv_cq* cq, uint32_t depth, ibv_qp** out) const {
+std::string RdmaDevice::create_qp(ibv_cq* cq, uint32_t depth, ibv_qp** out, uint32_t recv_depth,
+                                  ibv_pd* pd) const {
   ibv_qp_init_attr init{};
   init.send_cq = cq;
   init.recv_cq = cq;
   init.qp_type = IBV_QPT_RC;
   init.sq_sig_all = 0;
   init.cap.max_send_wr = depth;
-  init.cap.max_recv_wr = 1;
+  init.cap.max_recv_wr = recv_depth;
   init.cap.max_send_sge = 1;
   init.cap.max_recv_sge = 1;
-  ibv_qp* qp = ibv_create_qp(pd_, &init);
+  ibv_qp* qp = ibv_create_qp(pd ? pd : pd_, &init);
   if (!qp) return errno_text("ibv_create_qp");
   ibv_qp_attr a{};
   a.qp_state = IBV_QPS_INIT;

@@ -49,8 +49,10 @@ class RdmaDevice {
   // This side's endpoint for a local QP.
   QpEndpoint endpoint(const ibv_qp* qp, uint32_t psn) const;
 
-  // An RC QP with `depth` send WRs, both queues on `cq`.
-  std::string create_qp(ibv_cq* cq, uint32_t depth, ibv_qp** out) const;
+  // An RC QP with `depth` send WRs and `recv_depth` receive WRs, both queues
+  // on `cq`, in `pd` (a parent domain with a thread domain; null: pd()).
+  std::string create_qp(ibv_cq* cq, uint32_t depth, ibv_qp** out, uint32_t recv_depth = 1,
+                        ibv_pd* pd = nullptr) const;
   // Moves `qp` to RTS towards `remote`. Retries bound how long a lost peer
   // takes to surface as IBV_WC_RETRY_EXC_ERR.
   std::string connect_qp(ibv_qp* qp, uint32_t local_psn, const QpEndpoint& remote) const;

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "latchwork/base/assert.h"
+#include "latchwork/verbs/rpc_builtin.h"
 #include "memnode_protocol.h"
 #include "verbs_impl.h"
 
@@ -78,6 +79,11 @@ std::unique_ptr<VerbsBackend> VerbsBackend::connect(const ClusterConfig& config,
     node->dm_rkey = reply.value("dm_rkey", 0u);
     if (node->node_bytes <= NodeMemory::kReservedBytes || node->base_addr == 0)
       return fail(who + " announced no memory");
+    // The node's RPC handler table, by name in id order (register_handler).
+    if (auto h = reply.find("handlers"); h != reply.end() && h->is_array() && h->size() <= kMaxRpcHandlers) {
+      for (const json& name : *h)
+        if (name.is_string()) node->handlers.push_back(name.get<std::string>());
+    }
     s.nodes.push_back(std::move(node));
   }
   // The config describes the cluster as it is: memory sizes come from the
@@ -88,11 +94,28 @@ std::unique_ptr<VerbsBackend> VerbsBackend::connect(const ClusterConfig& config,
     s.cfg.memory_node_bytes = std::min(s.cfg.memory_node_bytes, n->node_bytes);
     s.cfg.device_memory_bytes = std::min(s.cfg.device_memory_bytes, n->dm_bytes);
   }
-  // One engine per compute thread, and one for host-side set-up.
+  // Handler ids must mean the same handler on every node.
+  s.rpc_handlers = static_cast<uint32_t>(s.nodes[0]->handlers.size());
+  for (const auto& n : s.nodes) {
+    uint32_t same = 0;
+    while (same < std::min<size_t>(s.rpc_handlers, n->handlers.size()) &&
+           n->handlers[same] == s.nodes[0]->handlers[same])
+      ++same;
+    s.rpc_handlers = same;
+  }
+  // One engine per compute thread, and one for host-side set-up; the QP
+  // policy decides what the compute threads' engines are built on.
   const uint64_t engines = config.total_compute_threads() + 1;
+  if (std::string e = s.resources.acquire(config.nic.qp_policy, *s.device, cf,
+                                          static_cast<uint32_t>(engines - 1));
+      !e.empty())
+    return fail(e);
   for (uint64_t t = 0; t < engines; ++t) {
     auto e = std::make_unique<rdma::Engine>(&s, static_cast<uint32_t>(t));
-    if (std::string err = e->init(*s.device, static_cast<uint32_t>(s.nodes.size()), config.queue_depth,
+    const bool host = t + 1 == engines;
+    rdma::RdmaDevice& dev = host ? *s.device : s.resources.device(static_cast<uint32_t>(t));
+    ibv_pd* qp_pd = host ? nullptr : s.resources.qp_pd(static_cast<uint32_t>(t));
+    if (std::string err = e->init(dev, qp_pd, static_cast<uint32_t>(s.nodes.size()), config.queue_depth,
                                   config.verbs.staging_bytes);
         !err.empty())
       return fail(err);
@@ -100,6 +123,7 @@ std::unique_ptr<VerbsBackend> VerbsBackend::connect(const ClusterConfig& config,
   }
   for (NodeId n = 0; n < s.nodes.size(); ++n) {
     json qps = json::array();
+    // Every context of one device and port has the same GID and LID.
     for (auto& e : s.engines) qps.push_back(s.device->endpoint(e->queue(n).qp, e->queue(n).psn).to_json());
     json reply;
     const std::string who = "memory node " + std::to_string(n) + " (" + s.nodes[n]->address.to_string() + ")";
@@ -112,7 +136,8 @@ std::unique_ptr<VerbsBackend> VerbsBackend::connect(const ClusterConfig& config,
       rdma::QpEndpoint remote;
       if (std::string e = rdma::QpEndpoint::from_json(theirs[i], &remote); !e.empty()) return fail(who + ": " + e);
       rdma::SendQueue& q = s.engines[i]->queue(n);
-      if (std::string e = s.device->connect_qp(q.qp, q.psn, remote); !e.empty()) return fail(who + ": " + e);
+      rdma::RdmaDevice& dev = i + 1 == s.engines.size() ? *s.device : s.resources.device(static_cast<uint32_t>(i));
+      if (std::string e = dev.connect_qp(q.qp, q.psn, remote); !e.empty()) return fail(who + ": " + e);
     }
   }
   return std::unique_ptr<VerbsBackend>(new VerbsBackend(std::move(impl)));
@@ -132,7 +157,20 @@ Capabilities VerbsBackend::capabilities() const {
   c.cpu_access = false;
   c.deterministic = false;
   c.line_atomic = !software;
+  c.rpc = impl_->rpc_handlers > 0;
+  c.thread_resources = impl_->resources.description();
   return c;
+}
+
+Result<HandlerId> VerbsBackend::register_handler(const RpcHandler& h) {
+  Impl& s = *impl_;
+  LW_CHECK_MSG(!s.ran, "register_handler after run");
+  if (h.name.empty()) return {Status::kBadLength, 0};
+  // Code cannot travel to a memory node process: find the node's handler of
+  // that name (the connect step checked that ids agree across nodes).
+  for (uint32_t id = 0; id < s.rpc_handlers; ++id)
+    if (s.nodes[0]->handlers[id] == h.name) return {Status::kOk, static_cast<HandlerId>(id)};
+  return {Status::kUnsupported, 0};
 }
 
 namespace {
@@ -167,6 +205,21 @@ RemoteAddr allocation(VerbsBackend::Impl& s, NodeId node, const json& request) {
 
 RemoteAddr VerbsBackend::allocate(NodeId node, uint64_t bytes, uint64_t align) {
   if (node >= impl_->nodes.size() || bytes == 0) return {};
+  // From a coroutine during run(): the node's alloc_chunk handler over RPC
+  // on this thread's QP (the TCP control channel is host-side set-up).
+  // (alloc_chunk takes alignments up to 4096; larger ones keep the channel.)
+  rdma::Engine* e = rdma::Engine::current();
+  if (e && impl_->rpc_handlers > kAllocChunkHandler && align > 0 && align <= 4096 &&
+      (align & (align - 1)) == 0) {
+    const uint64_t req[2] = {bytes, align};
+    uint64_t raw = 0;
+    RpcCall call{.node = node, .handler = kAllocChunkHandler,
+                 .request = std::as_bytes(std::span(req)),
+                 .reply = std::as_writable_bytes(std::span(&raw, 1))};
+    const Status st = e->call_blocking(&call);
+    if (st != Status::kOk || call.reply_bytes != 8) return {};
+    return RemoteAddr::from_raw(raw);
+  }
   return allocation(*impl_, node, {{"op", rdma::kOpAlloc}, {"bytes", bytes}, {"align", align}});
 }
 

@@ -12,11 +12,7 @@ namespace lw::rdma {
 
 namespace {
 
-constexpr int kSeqBits = 48;
-constexpr uint64_t kSeqMask = (uint64_t{1} << kSeqBits) - 1;
 constexpr uint64_t kDeadlineCheckMs = 10;
-
-uint64_t make_wr_id(NodeId node, uint64_t seq) { return (uint64_t{node} << kSeqBits) | (seq & kSeqMask); }
 
 Status status_of(ibv_wc_status s) {
   switch (s) {
@@ -36,19 +32,27 @@ Engine::~Engine() {
   if (cq_) ibv_destroy_cq(cq_);
 }
 
-std::string Engine::init(RdmaDevice& dev, uint32_t nodes, uint32_t depth, uint64_t staging_bytes) {
-  // Every request can complete with an entry (flushed ones do), plus flushes.
-  const int cqe = static_cast<int>(std::min<uint64_t>(uint64_t{depth} * nodes + 64,
+std::string Engine::init(RdmaDevice& dev, ibv_pd* qp_pd, uint32_t nodes, uint32_t depth,
+                         uint64_t staging_bytes) {
+  // Every request can complete with an entry (flushed ones do), plus flushes,
+  // plus every posted RPC RECV.
+  const int cqe = static_cast<int>(std::min<uint64_t>(uint64_t{depth + kRpcSlots} * nodes + 64,
                                                       static_cast<uint64_t>(dev.attr().max_cqe)));
   cq_ = ibv_create_cq(dev.context(), cqe, nullptr, nullptr, 0);
   if (!cq_) return "ibv_create_cq(" + std::to_string(cqe) + ") failed";
   queues_.resize(nodes);
   for (uint32_t n = 0; n < nodes; ++n) {
     SendQueue& q = queues_[n];
-    if (std::string e = dev.create_qp(cq_, depth, &q.qp); !e.empty()) return e;
+    if (std::string e = dev.create_qp(cq_, depth, &q.qp, kRpcSlots, qp_pd); !e.empty()) return e;
     q.psn = (q.qp->qp_num * 2654435761u + index_) & 0xffffff;
     q.ring.resize(depth);
   }
+  // RPC replies land in RECVs posted before the QPs connect (RECVs may be
+  // posted from INIT on), so a reply never finds none (no RNR).
+  if (std::string e = rpc_buffers_.init(dev.pd(), nodes * kRpcSlots); !e.empty()) return e;
+  for (uint32_t slot = 0; slot < nodes * kRpcSlots; ++slot)
+    if (int rc = rpc_buffers_.post_recv(queues_[slot / kRpcSlots].qp, slot, kRecvWrFlag | slot); rc != 0)
+      return std::string("ibv_post_recv: ") + std::strerror(rc);
   return staging_.init(dev.pd(), staging_bytes);
 }
 
@@ -182,6 +186,10 @@ int Engine::progress() {
     return 0;
   }
   for (int i = 0; i < got; ++i) {
+    if (wc[i].wr_id & kRecvWrFlag) {
+      on_rpc_recv(wc[i]);
+      continue;
+    }
     const NodeId node = static_cast<NodeId>(wc[i].wr_id >> kSeqBits);
     LW_CHECK(node < queues_.size());
     SendQueue& q = queues_[node];
@@ -192,8 +200,10 @@ int Engine::progress() {
       retire(node, seq);
     } else {
       if (seq > q.tail) retire(node, seq - 1);  // RC completes in order: those succeeded
-      fail_queue(node, status_of(wc[i].status),
-                 describe_wc_status(wc[i].status) + " on " + to_string(q.at(seq).wr ? q.at(seq).wr->opcode : Opcode::kRead));
+      const Entry& e = q.at(seq);
+      const std::string what = e.rpc_send ? "an RPC SEND"
+                                          : std::string(to_string(e.wr ? e.wr->opcode : Opcode::kRead));
+      fail_queue(node, status_of(wc[i].status), describe_wc_status(wc[i].status) + " on " + what);
     }
   }
   if (got == 0) ++stats_.empty_polls;
@@ -228,6 +238,7 @@ void Engine::fail_queue(NodeId node, Status first, const std::string& why) {
   }
   q.tail = q.head;
   q.failed = Status::kTransport;
+  fail_rpcs(node, Status::kTransport);
   const RemoteNode& r = *backend_->nodes[node];
   backend_->transport_error("memory node " + std::to_string(node) + " (" + r.address.to_string() +
                             "): " + why);
@@ -237,6 +248,7 @@ void Engine::check_deadlines() {
   const uint64_t now = monotonic_ms();
   if (now < last_deadline_check_ms_ + kDeadlineCheckMs) return;
   last_deadline_check_ms_ = now;
+  check_rpc_deadlines(now);
   const uint64_t limit = backend_->cfg.verbs.op_timeout_ms;
   for (NodeId n = 0; n < queues_.size(); ++n) {
     SendQueue& q = queues_[n];
@@ -338,7 +350,14 @@ void Engine::idle(uint32_t* rounds) {
   std::this_thread::sleep_for(std::chrono::microseconds(20));
 }
 
+namespace {
+thread_local Engine* t_running = nullptr;
+}  // namespace
+
+Engine* Engine::current() { return t_running; }
+
 void Engine::run() {
+  t_running = this;
   size_t finished = 0;
   uint32_t idle_rounds = 0;
   while (finished < coroutines_.size()) {
@@ -370,6 +389,7 @@ void Engine::run() {
     }
   }
   drain();
+  t_running = nullptr;
 }
 
 bool Coroutine::submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) {

@@ -4,6 +4,7 @@
 
 #include <infiniband/verbs.h>
 
+#include <array>
 #include <chrono>
 #include <coroutine>
 #include <deque>
@@ -15,8 +16,10 @@
 #include "latchwork/rdma/verbs_backend.h"
 #include "latchwork/verbs/node_memory.h"
 #include "rdma_device.h"
+#include "rpc_buffers.h"
 #include "staging_ring.h"
 #include "tcp_channel.h"
+#include "thread_resources.h"
 
 namespace lw {
 namespace rdma {
@@ -31,9 +34,19 @@ struct RemoteNode {
   uint64_t node_bytes = 0;
   uint64_t dm_bytes = 0;
   uint32_t dm_rkey = 0;
+  std::vector<std::string> handlers;  // the node's RPC handler table, in id order
 };
 
 class Engine;
+
+// wr_id of a send-queue entry: node and sequence (bit 63 marks RECVs).
+inline constexpr int kSeqBits = 48;
+inline constexpr uint64_t kSeqMask = (uint64_t{1} << kSeqBits) - 1;
+// Backstop beyond op_timeout_ms for loops that wait on the deadline check.
+inline constexpr uint64_t kRpcDeadlineSlackMs = 100;
+inline uint64_t make_wr_id(NodeId node, uint64_t seq) {
+  return (uint64_t{node} << kSeqBits) | (seq & kSeqMask);
+}
 
 // One coroutine: the WorkerPort the verbs API talks to.
 struct Coroutine final : WorkerPort {
@@ -42,6 +55,7 @@ struct Coroutine final : WorkerPort {
   bool submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) override;
   bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
   bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
+  bool rpc(RpcCall* call, std::coroutine_handle<> waiter) override;
   void park(std::coroutine_handle<> h) override { resume_point = h; }
   void unpark() override;
   void charge_cpu(Nanos) override {}  // real CPU time passes by itself
@@ -63,6 +77,16 @@ struct Entry {
   uint64_t staging = 0;
   bool has_staging = false;
   bool signaled = false;
+  bool rpc_send = false;      // an RPC message (SEND), not a one-sided verb
+  uint64_t posted_ms = 0;
+};
+
+// A call awaiting its reply (rpc_client.cpp).
+struct RpcPending {
+  uint32_t id = 0;            // 0: free
+  RpcCall* call = nullptr;
+  Coroutine* waiter = nullptr;
+  bool* done = nullptr;       // blocking calls from host code (allocate)
   uint64_t posted_ms = 0;
 };
 
@@ -76,6 +100,12 @@ struct SendQueue {
   uint64_t last_signaled = 0;  // 1 + sequence of the newest signaled entry, 0 none
   uint32_t unsignaled_run = 0;
   Status failed = Status::kOk;
+  // Two-sided RPC (rpc_wire.h): credits in use = calls awaiting a reply +
+  // one-way messages whose credit the node has not returned yet.
+  uint32_t rpc_used = 0;
+  uint32_t rpc_one_way = 0;
+  uint32_t rpc_generation = 0;
+  std::array<RpcPending, kRpcSlots> pending{};
 
   uint64_t outstanding() const { return head - tail; }
   Entry& at(uint64_t seq) { return ring[seq % ring.size()]; }
@@ -92,7 +122,9 @@ class Engine {
   Engine(VerbsBackend::Impl* backend, uint32_t index) : backend_(backend), index_(index) {}
   ~Engine();
 
-  std::string init(RdmaDevice& dev, uint32_t nodes, uint32_t depth, uint64_t staging_bytes);
+  // `qp_pd`: the PD to create QPs in (a parent domain), null for dev.pd().
+  std::string init(RdmaDevice& dev, ibv_pd* qp_pd, uint32_t nodes, uint32_t depth,
+                   uint64_t staging_bytes);
   SendQueue& queue(NodeId node) { return queues_[node]; }
 
   // Posts the valid requests of `wrs` (the others complete at once with
@@ -105,6 +137,16 @@ class Engine {
             uint64_t* last_seq = nullptr);
   // Posts one signaled request and polls until it retires (host access).
   Status post_and_wait(WorkRequest& wr);
+
+  // Two-sided RPC (rpc_client.cpp). Sends `call` as a SEND on the QP to its
+  // node; kOk when sent (a call then completes later: the waiter is made
+  // ready, or *done set), else the status it completed with at once.
+  Status post_rpc(RpcCall* call, Coroutine* waiter, bool* done);
+  // Sends a call and polls until its reply (coroutine code that must not
+  // suspend, e.g. Backend::allocate during run()).
+  Status call_blocking(RpcCall* call);
+  // The engine running on this OS thread inside run(), or null.
+  static Engine* current();
 
   void add(Coroutine* c) {
     coroutines_.push_back(c);
@@ -130,12 +172,18 @@ class Engine {
   void flush(NodeId node);
   void drain();
   void idle(uint32_t* idle_rounds);
+  // RPC: a RECV completed; waits for a credit; fails calls past the timeout.
+  void on_rpc_recv(const ibv_wc& wc);
+  bool wait_for_credit(NodeId node);
+  void fail_rpcs(NodeId node, Status s);
+  void check_rpc_deadlines(uint64_t now);
 
   VerbsBackend::Impl* backend_;
   uint32_t index_;
   ibv_cq* cq_ = nullptr;
   std::vector<SendQueue> queues_;
   StagingRing staging_;
+  RpcBuffers rpc_buffers_;  // kRpcSlots RECV slots per memory node
   std::vector<Coroutine*> coroutines_;
   std::deque<Coroutine*> ready_;
   std::vector<Coroutine*> sleepers_;
@@ -148,6 +196,7 @@ class Engine {
 struct VerbsBackend::Impl {
   ClusterConfig cfg;
   std::unique_ptr<rdma::RdmaDevice> device;
+  rdma::ThreadResources resources;  // outlives the engines (declared before them)
   std::vector<std::unique_ptr<rdma::RemoteNode>> nodes;
   std::vector<std::unique_ptr<rdma::Engine>> engines;  // compute threads, then the host's
   std::vector<std::unique_ptr<rdma::Coroutine>> coroutines;
@@ -156,6 +205,7 @@ struct VerbsBackend::Impl {
   std::mutex error_mu;
   std::string first_error;
   uint64_t transport_errors = 0;
+  uint32_t rpc_handlers = 0;  // handler ids every memory node serves
 
   rdma::Engine& host_engine() { return *engines.back(); }
   // Nanoseconds since the backend started (wall clock: this is real hardware).

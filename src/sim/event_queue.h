@@ -28,7 +28,13 @@ enum class EventKind : uint8_t {
   kSwitchRequest,    // a request to a memory node passes the switch (§5.5 program)
   kSwitchResponse,   // its response (READ data, WRITE ACK) passes the switch
   kSwitchDuplicate,  // a retransmitted request reaches the switch again (fault injection)
+  kRpcArrive,        // an RPC's request SEND is in the memory node's receive buffer
+  kRpcServe,         // a polling core runs the call's handler
+  kRpcDone,          // the core has posted the reply and is free
+  kRpcReply,         // the reply reaches the caller
 };
+// The trace hash mixes (seq << 4) | kind: kinds must fit in 4 bits.
+static_assert(static_cast<unsigned>(EventKind::kRpcReply) < 16);
 
 struct Event {
   Nanos time;

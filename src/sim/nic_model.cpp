@@ -321,6 +321,40 @@ Nanos NicModel::smartnic_response(const WrRoute& r, const WorkRequest& wr, Nanos
   return t + p_.pcie_write_ns;
 }
 
+// Two-sided RPC (DrTM+H §3.1): the request is a SEND that the memory node's
+// NIC processes like any incoming request and DMA-writes into a posted
+// receive buffer, where a polling core finds it; queueing for the cores is
+// the simulator's (sim_rpc.cpp). The caller's SEND gathers its payload like
+// a WRITE (requester_side).
+Nanos NicModel::rpc_request(const WrRoute& r, uint32_t bytes, Nanos posted, Rng& rng) {
+  Nic& src = compute_[r.compute_node].nic;
+  Nic& dst = memory_[r.memory_node].nic;
+  WorkRequest send;
+  send.opcode = Opcode::kWrite;
+  send.length = bytes;
+  Nanos t = requester_side(r, send, posted);
+  t = cross(src, dst, t, wire_bytes(bytes + 4 /* DETH-sized header extra */), rng) + p_.nic_latency_ns;
+  if (m_.message_rate) t = dst.pu.book(t, pu_time(), horizon_) + pu_time();
+  // The payload and the receive CQE land in host memory (posted DMA writes).
+  const Nanos transfer = ns(static_cast<double>(bytes) * 8.0 / p_.pcie_gbps);
+  const Nanos s = m_.pcie ? dst.pcie.book(t, std::max<Nanos>(1, transfer), horizon_) : t;
+  return s + p_.pcie_write_ns + transfer;
+}
+
+// The reply SEND: the memory node's NIC fetches it (payload gathered over
+// PCIe as for a WRITE), sends it, and the caller's NIC processes it as an
+// incoming message and writes data and CQE into the caller's memory.
+Nanos NicModel::rpc_response(const WrRoute& r, uint32_t bytes, Nanos sent, Rng& rng) {
+  Nic& src = memory_[r.memory_node].nic;
+  Nic& dst = compute_[r.compute_node].nic;
+  Nanos t = std::max(sent, horizon_) + p_.nic_latency_ns;
+  if (m_.message_rate) t = src.pu.book(t, pu_time(), horizon_) + pu_time();
+  t += p_.pcie_read_ns;
+  t = cross(src, dst, t, wire_bytes(bytes + 4), rng) + p_.nic_latency_ns;
+  if (m_.message_rate) t = dst.pu.book(t, pu_time(), horizon_) + pu_time();
+  return t + p_.pcie_write_ns;
+}
+
 void NicModel::completed(const WrRoute& r) {
   Nic& nic = compute_[r.compute_node].nic;
   LW_CHECK(nic.outstanding > 0);

@@ -82,6 +82,8 @@ class NicModel final : public TimingModel {
   Nanos switch_response(const WrRoute& r, const WorkRequest& wr, Nanos at_switch, Rng& rng) override;
   Nanos smartnic_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) override;
   Nanos smartnic_response(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) override;
+  Nanos rpc_request(const WrRoute& r, uint32_t bytes, Nanos posted, Rng& rng) override;
+  Nanos rpc_response(const WrRoute& r, uint32_t bytes, Nanos sent, Rng& rng) override;
   void completed(const WrRoute& r) override;
   void report(std::map<std::string, double>* out) const override;
 

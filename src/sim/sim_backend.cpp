@@ -5,6 +5,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "latchwork/verbs/rpc_builtin.h"
 #include "sim_impl.h"
 
 namespace lw {
@@ -46,6 +47,9 @@ SimBackend::Impl::Impl(const ClusterConfig& c)
   for (uint32_t m = 0; m < cfg.memory_nodes; ++m)
     for (uint32_t i = 0; i < cfg.memory_node_threads; ++i)
       add_thread({Placement::Kind::kMemory, m, i, 0});
+  rpc.nodes.resize(cfg.memory_nodes);
+  for (sim::RpcNode& n : rpc.nodes) n.serving.assign(cfg.rpc.cores_per_node, nullptr);
+  for (const RpcHandler& h : builtin_rpc_handlers()) LW_CHECK(ok(register_handler(h).status));
 }
 
 SimBackend::SimBackend(const ClusterConfig& config) : impl_(std::make_unique<Impl>(config)) {}
@@ -87,7 +91,13 @@ Capabilities SimBackend::capabilities() const {
   c.programmable_switch = impl_->cfg.network.programmable_switch.enabled;
   c.switch_optimistic_latching = impl_->cfg.network.programmable_switch.optimistic_latching();
   c.smartnic = impl_->cfg.network.smartnic.enabled;
+  c.rpc = true;
   return c;
+}
+
+Result<HandlerId> SimBackend::register_handler(const RpcHandler& h) {
+  LW_CHECK_MSG(!impl_->ran, "register handlers before run()");
+  return impl_->register_handler(h);
 }
 
 Status SimBackend::install_switch_tuples(const SwitchTupleMap& map) {
@@ -257,6 +267,7 @@ RunStats SimBackend::run() {
   stats.budget_exhausted = std::move(exhausted);
   stats.stalled = std::move(stalled);
   s.timing->report(&stats.counters);
+  s.rpc_report(&stats.counters);
   for (const auto& [name, value] : s.sw.counters) stats.counters[name] = value;
   stats.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -277,6 +288,10 @@ void SimBackend::Impl::dispatch(const Event& e) {
     case EventKind::kSwitchRequest: on_switch_request(static_cast<sim::Op*>(e.target)); break;
     case EventKind::kSwitchResponse: on_switch_response(static_cast<sim::Op*>(e.target)); break;
     case EventKind::kSwitchDuplicate: on_switch_duplicate(e.arg); break;
+    case EventKind::kRpcArrive: on_rpc_arrive(static_cast<sim::RpcMsg*>(e.target)); break;
+    case EventKind::kRpcServe: on_rpc_serve(static_cast<sim::RpcMsg*>(e.target)); break;
+    case EventKind::kRpcDone: on_rpc_done(static_cast<sim::RpcMsg*>(e.target)); break;
+    case EventKind::kRpcReply: on_rpc_reply(static_cast<sim::RpcMsg*>(e.target)); break;
     case EventKind::kWake: {
       auto* c = static_cast<Coroutine*>(e.target);
       make_ready(c, c->resume_point);

@@ -8,6 +8,7 @@
 
 #include "event_queue.h"
 #include "flat_map.h"
+#include "sim_rpc.h"
 #include "sim_tracking.h"
 #include "switch_state.h"
 #include "latchwork/sim/relaxation_log.h"
@@ -172,6 +173,17 @@ struct SimBackend::Impl {
   void on_complete(sim::Op* op);
   void on_cpu_access(sim::Coroutine* c);
 
+  // --- two-sided RPC (sim_rpc.cpp) ---
+  Result<HandlerId> register_handler(const RpcHandler& h);
+  bool rpc_post(sim::Coroutine* c, RpcCall* call, std::coroutine_handle<> waiter);
+  void on_rpc_arrive(sim::RpcMsg* m);
+  void on_rpc_serve(sim::RpcMsg* m);
+  void on_rpc_done(sim::RpcMsg* m);
+  void on_rpc_reply(sim::RpcMsg* m);
+  void rpc_start(sim::RpcMsg* m, uint32_t core);
+  void rpc_free(sim::RpcMsg* m);
+  void rpc_report(std::map<std::string, double>* out) const;
+
   // --- the programmable switch and the SmartNIC (sim_devices.cpp) ---
   // The memory node whose queue pair carries a request to `node` (a version
   // register travels on its tuple's storage QP), or `node` itself.
@@ -242,6 +254,7 @@ struct SimBackend::Impl {
   bool ran = false;
   RelaxationLog* log = nullptr;  // records weak behaviours; never decides anything
   sim::SwitchState sw;           // the programmable switch's data plane (if any)
+  sim::RpcState rpc;             // handlers, polling cores and calls in flight
   // Liveness (sim_backend.h): all only read the simulation.
   const Nanos* watch_progress = nullptr;  // the watchdog, when set
   Nanos watch_span = 0;
@@ -261,6 +274,9 @@ struct Coroutine final : WorkerPort {
   }
   bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
   bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
+  bool rpc(RpcCall* call, std::coroutine_handle<> waiter) override {
+    return sim->rpc_post(this, call, waiter);
+  }
   void park(std::coroutine_handle<> h) override { resume_point = h; }
   void unpark() override;
   void charge_cpu(Nanos ns) override { thread->cur += ns; }
@@ -274,6 +290,7 @@ struct Coroutine final : WorkerPort {
   Task<void> task;
   std::coroutine_handle<> resume_point;
   CpuAccess* pending_cpu = nullptr;
+  RpcMsg* pending_rpc = nullptr;  // the call it awaits (blocked() reports it)
   bool finished = false;
   WorkerTrack track;  // its last completions, for blocked()
 };

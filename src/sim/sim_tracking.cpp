@@ -163,6 +163,23 @@ std::vector<InFlight> drain(sim::EventQueue& events, std::vector<Event>* wakes) 
   return ops;
 }
 
+// "awaits RPC 'echo' (handler 1) to memory node 0 with 8 B, posted at 100 ns:
+// queued for a polling core since 900 ns"
+std::string rpc_waiting_on(const sim::Coroutine& c) {
+  const sim::RpcMsg& m = *c.pending_rpc;
+  std::ostringstream os;
+  os << "awaits RPC '" << c.sim->rpc.handlers[m.handler].name << "' (handler " << m.handler
+     << ") to memory node " << m.route.memory_node << " with " << m.request.size() << " B, posted at "
+     << m.posted << " ns: ";
+  switch (m.stage) {
+    case sim::RpcMsg::Stage::kToNode: os << "request on its way"; break;
+    case sim::RpcMsg::Stage::kQueued: os << "queued for a polling core since " << m.arrived << " ns"; break;
+    case sim::RpcMsg::Stage::kServing: os << "served by polling core " << m.core << " since " << m.started << " ns"; break;
+    case sim::RpcMsg::Stage::kToCaller: os << "reply on its way (" << to_string(m.status) << ")"; break;
+  }
+  return os.str();
+}
+
 // What is pending for one coroutine when the run stopped.
 struct Pending {
   std::vector<const InFlight*> ops;  // the requests it posted, in posting order
@@ -197,7 +214,9 @@ std::string waiting_on(const sim::Coroutine& c, const Pending& p) {
       awaited += ", due to complete at " + std::to_string(f->completes) + " ns";
   }
   std::string s;
-  if (n_awaited > 0) {
+  if (c.pending_rpc != nullptr) {
+    s = rpc_waiting_on(c);
+  } else if (n_awaited > 0) {
     s = "awaits " + awaited;
     if (n_awaited > kListed) s += "; and " + std::to_string(n_awaited - kListed) + " more";
   } else {

@@ -39,6 +39,36 @@ Nanos SimpleTimingModel::smartnic_response(const WrRoute& r, const WorkRequest& 
   return response_path(r, wr, done, rng);
 }
 
+namespace {
+// A SEND looks like a WRITE of its payload on the wire.
+WorkRequest send_of(uint32_t bytes) {
+  WorkRequest wr;
+  wr.opcode = Opcode::kWrite;
+  wr.length = bytes;
+  return wr;
+}
+}  // namespace
+
+Nanos TimingModel::rpc_request(const WrRoute& r, uint32_t bytes, Nanos posted, Rng& rng) {
+  const WorkRequest wr = send_of(bytes);
+  return access(r, wr, false, request_path(r, wr, posted, rng)).end;
+}
+
+Nanos TimingModel::rpc_response(const WrRoute& r, uint32_t bytes, Nanos sent, Rng& rng) {
+  WorkRequest wr = send_of(bytes);
+  wr.opcode = Opcode::kRead;  // the reply's payload flows back like READ data
+  return response_path(r, wr, sent, rng);
+}
+
+// Both messages cross the wire once each; no NIC queueing in this model.
+Nanos SimpleTimingModel::rpc_request(const WrRoute&, uint32_t bytes, Nanos posted, Rng& rng) {
+  return posted + c_.one_way_ns + wire(kHeaderBytes + bytes) + rng.below(c_.jitter_ns + 1) + c_.pcie_ns;
+}
+
+Nanos SimpleTimingModel::rpc_response(const WrRoute&, uint32_t bytes, Nanos sent, Rng& rng) {
+  return sent + c_.one_way_ns + wire(kHeaderBytes + bytes) + rng.below(c_.jitter_ns + 1);
+}
+
 std::unique_ptr<TimingModel> make_timing_model(const ClusterConfig& c) {
   if (!c.nic.calibrated()) return std::make_unique<SimpleTimingModel>(c.timing);
   NicProfile profile;

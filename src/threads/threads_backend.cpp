@@ -10,7 +10,9 @@
 #include <mutex>
 #include <thread>
 
+#include "latchwork/verbs/rpc_builtin.h"
 #include "line_memory.h"
+#include "rpc_server.h"
 
 namespace lw {
 
@@ -33,6 +35,7 @@ struct Coroutine final : WorkerPort {
   bool submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) override;
   bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
   bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
+  bool rpc(RpcCall* call, std::coroutine_handle<> waiter) override;
   void park(std::coroutine_handle<> h) override { resume_point = h; }
   void unpark() override;
   void charge_cpu(Nanos) override {}  // real CPU time passes by itself
@@ -52,6 +55,8 @@ struct OsThread {
   std::deque<Coroutine*> ready;  // at most coroutines.size() entries
   Rng rng;
   uint64_t verbs = 0;
+  std::unique_ptr<ReplyInbox> inbox;  // made at spawn time, sized by the coroutines
+  uint32_t awaiting_rpc = 0;          // its coroutines awaiting a reply
 };
 
 }  // namespace threads
@@ -66,6 +71,8 @@ struct ThreadsBackend::Impl {
   std::vector<std::unique_ptr<threads::Coroutine>> coroutines;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   bool ran = false;
+  std::vector<RpcHandler> handlers;          // by id; fixed once run() starts
+  std::unique_ptr<threads::RpcService> rpc;  // server threads, during run()
 
   [[gnu::always_inline]] inline Status execute(WorkRequest& wr, Rng& rng);
   // Each sets wr.status (kOk) and returns it.
@@ -119,6 +126,24 @@ ThreadsBackend::ThreadsBackend(const ClusterConfig& config) : impl_(std::make_un
     t->rng = seeder.fork(i);
     s.os_threads.push_back(std::move(t));
   }
+  for (const RpcHandler& h : builtin_rpc_handlers()) LW_CHECK(ok(register_handler(h).status));
+}
+
+Capabilities ThreadsBackend::capabilities() const {
+  Capabilities c;
+  c.rpc = true;
+  return c;
+}
+
+Result<HandlerId> ThreadsBackend::register_handler(const RpcHandler& h) {
+  Impl& s = *impl_;
+  LW_CHECK_MSG(!s.ran, "register handlers before run()");
+  if (s.handlers.size() >= kMaxRpcHandlers) return {Status::kQueueFull, 0};
+  if (h.name.empty() || !h.fn) return {Status::kBadLength, 0};
+  for (const RpcHandler& o : s.handlers)
+    if (o.name == h.name) return {Status::kBadLength, 0};
+  s.handlers.push_back(h);
+  return {Status::kOk, static_cast<HandlerId>(s.handlers.size() - 1)};
 }
 
 ThreadsBackend::~ThreadsBackend() = default;
@@ -182,14 +207,34 @@ RunStats ThreadsBackend::run() {
   LW_CHECK_MSG(!s.ran, "a ThreadsBackend runs once");
   s.ran = true;
   s.start = std::chrono::steady_clock::now();
+  std::vector<threads::LineMemory*> mems;
+  for (auto& n : s.nodes) mems.push_back(&n->mem);
+  s.rpc = std::make_unique<threads::RpcService>(s.cfg.rpc, std::move(mems), &s.handlers);
+  s.rpc->start();
   std::vector<std::thread> running;
   for (auto& tp : s.os_threads) {
     if (tp->coroutines.empty()) continue;
+    tp->inbox = std::make_unique<threads::ReplyInbox>(tp->coroutines.size());
     running.emplace_back([t = tp.get()] {
+      // Callers whose replies arrived become ready; with `wait_ns`, waits for
+      // one that long at most (the loop re-checks: no wait is unbounded).
+      auto take_replies = [t](uint64_t wait_ns) {
+        const size_t before = t->ready.size();
+        t->inbox->drain(&t->ready, wait_ns);
+        const size_t got = t->ready.size() - before;
+        LW_CHECK(got <= t->awaiting_rpc);
+        t->awaiting_rpc -= static_cast<uint32_t>(got);
+      };
+      constexpr uint64_t kReplyWaitNs = 1'000'000;
       // Round-robin over ready coroutines; sleeping ones wait their turn.
       size_t finished = 0;
       while (finished < t->coroutines.size()) {
-        LW_CHECK(!t->ready.empty());
+        if (t->awaiting_rpc > 0) {
+          // Block on the inbox only when nothing else can run.
+          take_replies(t->ready.empty() ? kReplyWaitNs : 0);
+          if (t->ready.empty()) continue;
+        }
+        LW_CHECK_MSG(!t->ready.empty(), "every coroutine of a thread is parked: nothing can wake them");
         threads::Coroutine* c = t->ready.front();
         t->ready.pop_front();
         if (c->wake_at != 0) {  // read the clock only for a sleeper
@@ -197,9 +242,13 @@ RunStats ThreadsBackend::run() {
           if (c->wake_at > now) {
             bool any_awake = false;
             for (auto* r : t->ready) any_awake = any_awake || r->wake_at <= now;
-            if (!any_awake) std::this_thread::sleep_for(std::chrono::nanoseconds(
-                                std::min<Nanos>(c->wake_at - now, 1'000'000)));
+            const uint64_t nap = std::min<Nanos>(c->wake_at - now, 1'000'000);
             t->ready.push_back(c);
+            if (!any_awake) {
+              // A reply may end the nap early.
+              if (t->awaiting_rpc > 0) take_replies(nap);
+              else std::this_thread::sleep_for(std::chrono::nanoseconds(nap));
+            }
             continue;
           }
           c->wake_at = 0;
@@ -216,7 +265,10 @@ RunStats ThreadsBackend::run() {
     });
   }
   for (auto& th : running) th.join();
+  // One-way messages may still be queued: served before the run ends.
+  s.rpc->stop();
   RunStats stats;
+  if (const uint64_t served = s.rpc->served(); served != 0) stats.counters["rpc.served"] = static_cast<double>(served);
   auto wall = std::chrono::steady_clock::now() - s.start;
   stats.elapsed_ns = static_cast<Nanos>(std::chrono::duration_cast<std::chrono::nanoseconds>(wall).count());
   stats.wall_seconds = std::chrono::duration<double>(wall).count();
@@ -420,6 +472,43 @@ bool Coroutine::cpu_access(CpuAccess* op, std::coroutine_handle<>) {
       break;
   }
   return false;
+}
+
+bool Coroutine::rpc(RpcCall* call, std::coroutine_handle<> waiter) {
+  ThreadsBackend::Impl& s = *backend;
+  LW_CHECK_MSG(call->one_way == !waiter, "a call awaits its reply; a one-way message does not");
+  call->reply_bytes = 0;
+  if (call->node >= s.node_count) {
+    call->status = Status::kWrongNode;
+    return false;
+  }
+  if (call->handler >= s.handlers.size()) {
+    call->status = Status::kUnsupported;
+    return false;
+  }
+  RpcJob job;
+  job.call = call->one_way ? nullptr : call;
+  job.caller = this;
+  job.inbox = thread->inbox.get();
+  job.handler = call->handler;
+  job.request.assign(call->request.begin(), call->request.end());
+  if (!call->one_way) {
+    // Set before posting: the reply may arrive before post() returns.
+    resume_point = waiter;
+    wake_at = 0;
+    ++thread->awaiting_rpc;
+  }
+  const Status st = s.rpc->post(call->node, std::move(job));
+  if (st != Status::kOk) {
+    if (!call->one_way) {
+      --thread->awaiting_rpc;
+      resume_point = {};
+    }
+    call->status = st;
+    return false;
+  }
+  if (call->one_way) call->status = Status::kOk;
+  return !call->one_way;
 }
 
 Nanos Coroutine::now() const {

@@ -34,6 +34,18 @@ Status null_handler(RpcServer&, std::span<const std::byte>, std::span<std::byte>
   return Status::kOk;
 }
 
+Status fetch_add(RpcServer& server, std::span<const std::byte> request, std::span<std::byte> reply,
+                 uint32_t* reply_bytes) {
+  uint64_t req[2];
+  if (request.size() != sizeof req || reply.size() < 8) return Status::kBadLength;
+  std::memcpy(req, request.data(), sizeof req);
+  const Result<uint64_t> r = server.faa(req[0], req[1]);
+  if (r.status != Status::kOk) return r.status;
+  std::memcpy(reply.data(), &r.value, 8);
+  *reply_bytes = 8;
+  return Status::kOk;
+}
+
 }  // namespace
 
 const std::vector<RpcHandler>& builtin_rpc_handlers() {
@@ -42,6 +54,7 @@ const std::vector<RpcHandler>& builtin_rpc_handlers() {
       {"alloc_chunk", alloc_chunk, 400},
       {"echo", echo, 200},
       {"null", null_handler, 100},
+      {"fetch_add", fetch_add, 150},
   };
   return handlers;
 }

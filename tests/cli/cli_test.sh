@@ -189,9 +189,9 @@ expect_err "memory_nodes x memory_node_bytes is 68719476736 bytes; at most 17179
 expect_exit 2 "workers" -- timeout 5 "$lw" latch --compute-nodes 1024 --threads 1024 --coroutines 1024
 expect_err "workers; at most 65536"
 expect_exit 2 "perf 16 MiB with deep queues" -- timeout 5 "$lw" perf read --size 16777216 --depth 256 --threads 8
-expect_err "workers x size is"
+expect_err "workers x batch x size is"
 expect_exit 2 "perf depth beyond the queue" -- timeout 5 "$lw" perf read --threads 64 --depth 300
-expect_err "depth 300 is more than the queue pair holds (queue_depth 256)"
+expect_err "depth x batch 300 is more than the queue pair holds (queue_depth 256)"
 "$lw" perf --help >"$tmp/out"
 grep -q "1 GiB of buffers" "$tmp/out" || { echo "FAIL: perf --help documents no limits"; fail=1; }
 # Numbers without wrap-around.

@@ -7,7 +7,11 @@
 #      latch-protected counters (must be exact) while a third runs torn-read;
 #   3. latencies (us) and operation rates of READ/WRITE/CAS/FAA;
 #   4. failures that must be clear and bounded: bad cluster files, an
-#      unreachable memory node, a memory node killed mid-run.
+#      unreachable memory node, a memory node killed mid-run;
+#   5. two-sided RPC (echo, counters by call and one-way, error statuses) and
+#      chunk allocation by RPC from coroutines, two processes against one
+#      memory node (exact), and each qp_policy carrying RPC and READ/CAS/FAA
+#      (tests/verbs/rpc_check.cpp).
 #
 # Usage: tests/verbs/verbs_suite.sh [BUILD_DIR]   (exit 0 only if every check passed)
 set -uo pipefail
@@ -158,6 +162,37 @@ if [ $rd -eq 1 ] && grep -q "memory node 0 (127.0.0.1:7472)" "$TMP/doomed.out" &
 else
   fail "memory node killed mid-run: exit $rd after ${secs}s:"
   cat "$TMP/doomed.out"
+fi
+
+note "5. two-sided RPC, allocation by RPC, and the qp policies"
+CHECK="$BUILD/tests/verbs_rpc_check"
+if [ ! -x "$CHECK" ]; then
+  fail "$CHECK is not built"
+else
+  RPC=("$CHECK" --cluster "$CL" --threads 2 --coroutines 3 --ops 40)
+  timeout 300 "${RPC[@]}" --processes 2 --shared rpc-two >"$OUT/rpc-a.txt" 2>&1 & A=$!
+  timeout 300 "${RPC[@]}" --processes 2 --shared rpc-two >"$OUT/rpc-b.txt" 2>&1 & B=$!
+  wait $A; ra=$?
+  wait $B; rb=$?
+  cat "$OUT/rpc-a.txt" "$OUT/rpc-b.txt"
+  if [ $ra -eq 0 ] && [ $rb -eq 0 ] && grep -q "verbs_rpc_check: ok" "$OUT/rpc-a.txt" &&
+     grep -q "verbs_rpc_check: ok" "$OUT/rpc-b.txt"; then
+    pass "RPC across threads and 2 processes: echo, counters exact, disjoint chunks by RPC, error statuses"
+  else
+    fail "RPC across threads and 2 processes (exit codes $ra, $rb)"
+  fi
+  for policy in per-thread-doorbell per-thread-qp per-thread-context; do
+    if timeout 300 "$CHECK" --cluster "$TMP/two.json" --qp-policy "$policy" --shared "rpc-$policy" \
+         --threads 3 --coroutines 2 --ops 20 >"$OUT/rpc-$policy.txt" 2>&1; then
+      pass "qp policy $policy: $(grep -m1 'thread resources' "$OUT/rpc-$policy.txt" | sed 's/.*thread resources: //')"
+    else
+      fail "qp policy $policy:"
+      cat "$OUT/rpc-$policy.txt"
+    fi
+  done
+  # shared-qp is not built on verbs: refused at construction, with a reason.
+  expect_error "qp policy shared-qp refused" 2 "shared-qp is unsupported on the verbs backend" 20 -- \
+    "$CHECK" --cluster "$CL" --qp-policy shared-qp --ops 1
 fi
 
 note "the memory node served every run above"

@@ -58,6 +58,28 @@ ClusterFlags::ClusterFlags(cli::FlagSet& f, const ClusterConfig& d, ClusterFlagO
   f.add_int("memory-nodes", &memory_nodes_, "memory nodes", 1, ClusterConfig::kMaxNodes);
   f.add_bool("adversarial", &adversarial_,
              "threads backend: READ lines in random order, atomics as load+store");
+  throttling_ = d.smart.throttling;
+  backoff_ = d.smart.backoff;
+  dynamic_limit_ = d.smart.dynamic_limit;
+  coroutine_throttling_ = d.smart.coroutine_throttling;
+  rpc_cores_ = d.rpc.cores_per_node;
+  f.add_bool("throttling", &throttling_,
+             "SMART runtime (structures driven through smart::Context): per-thread credits bound the "
+             "work requests in flight, C_max re-chosen every epoch among smart.candidate_credits "
+             "(SMART Alg. 1; config: smart.throttling)");
+  f.add_bool("backoff", &backoff_,
+             "SMART runtime: after a failed backoff_cas sleep min(t0 2^i, t_max) + Rand(t0) "
+             "(SMART Eq. 1; config: smart.backoff, smart.t0_ns)");
+  f.add_bool("dynamic-limit", &dynamic_limit_,
+             "SMART runtime, with --backoff: t_max doubles when a thread's retry rate exceeds "
+             "smart.gamma_high and halves below smart.gamma_low, within [t0, 2^10 t0] "
+             "(off: t_max = 2^10 t0; config: smart.dynamic_limit)");
+  f.add_bool("coroutine-throttling", &coroutine_throttling_,
+             "SMART runtime: at most c_max operations open per thread, c_max halved or doubled by the "
+             "retry rate within [1, coroutines] (config: smart.coroutine_throttling)");
+  f.add_int("rpc-cores", &rpc_cores_,
+            "sim: polling cores serving two-sided RPCs on each memory node (config: rpc.cores_per_node)",
+            1, RpcConfig::kMaxCores);
   max_events_ = static_cast<int64_t>(d.budget.max_events);
   max_virtual_ms_ = static_cast<int64_t>(d.budget.max_virtual_ns / 1'000'000);
   f.add_int("max-events", &max_events_,
@@ -99,6 +121,11 @@ std::string ClusterFlags::resolve(const cli::FlagSet& f, ClusterConfig* out) con
   if (f.was_set("coroutines")) c.coroutines_per_thread = static_cast<uint32_t>(coroutines_);
   if (f.was_set("memory-nodes")) c.memory_nodes = static_cast<uint32_t>(memory_nodes_);
   if (f.was_set("adversarial")) c.threads.adversarial = adversarial_;
+  if (f.was_set("throttling")) c.smart.throttling = throttling_;
+  if (f.was_set("backoff")) c.smart.backoff = backoff_;
+  if (f.was_set("dynamic-limit")) c.smart.dynamic_limit = dynamic_limit_;
+  if (f.was_set("coroutine-throttling")) c.smart.coroutine_throttling = coroutine_throttling_;
+  if (f.was_set("rpc-cores")) c.rpc.cores_per_node = static_cast<uint32_t>(rpc_cores_);
   if (f.was_set("max-events")) c.budget.max_events = static_cast<uint64_t>(max_events_);
   if (f.was_set("max-virtual-ms")) c.budget.max_virtual_ns = static_cast<Nanos>(max_virtual_ms_) * 1'000'000;
   if (std::string e = c.load_cluster_file(); !e.empty()) return e;

@@ -70,15 +70,17 @@ int cmd_check(int argc, const char* const* argv) {
   std::vector<std::string> names;
   for (const check::BuiltinInfo& b : check::builtins()) names.push_back(b.scheme);
   names.push_back("all");
-  f.add_enum("structure", &structure, {"tuples", "btree"},
-             "tuples: the NAM-DB-like tuple store; btree: the B+-tree with 256 B nodes (splits race lookups)");
+  f.add_enum("structure", &structure, {"tuples", "btree", "hash"},
+             "tuples: the NAM-DB-like tuple store; btree: the B+-tree with 256 B nodes (splits race lookups); "
+             "hash: the RACE hash table (lookups, inserts, updates, removes of few keys)");
   f.add_enum("scheme", &scheme, names, "synchronization scheme (--list), or all");
   f.add_int("seeds", &seeds, "seeds to run, from --seed on", 1, 10'000'000);
   f.add_int("tuple-bytes", &tuple_bytes, "tuple size (multiple of 64)", 64, 16384);
   f.add_int("keys", &keys, "keys (few keys: readers and writers meet; btree default 200)", 1, 100000);
   f.add_int("ops", &ops, "operations per worker", 1, 100000);
   f.add_int("read-percent", &read_percent, "share of reads", 0, 100);
-  f.add_int("max-attempts", &attempts, "latch/validation retries before an operation gives up", 1, 1 << 20);
+  f.add_int("max-attempts", &attempts,
+            "latch/validation retries (hash: CAS attempts, default 4096) before an operation gives up", 1, 1 << 20);
   f.add_int("memory-node-threads", &memory_node_threads,
             "CPU threads per memory node running the workload too (local access)", 0,
             ClusterConfig::kMaxThreadsPerNode);
@@ -107,6 +109,7 @@ int cmd_check(int argc, const char* const* argv) {
   if (f.was_set("trace-key") && structure != "tuples")
     return usage_error(f, "--trace-key filters a tuple's bytes: it needs --structure tuples");
   if (structure == "btree" && !f.was_set("keys")) keys = 200;
+  if (structure == "hash" && !f.was_set("max-attempts")) attempts = 4096;  // CAS attempts per operation
   if (f.was_set("trace-key") && trace_key >= keys) return usage_error(f, "--trace-key must be below --keys");
 
   check::Shape shape;
@@ -158,10 +161,14 @@ int cmd_check(int argc, const char* const* argv) {
       if (s.memory_node_threads > 0) line += " --memory-node-threads " + std::to_string(s.memory_node_threads);
       return line;
     };
-    if (scheme != "all" && info.structure != structure)
-      return usage_error(f, structure == "btree"
-                                ? "the btree structure takes the schemes btree-optimistic and btree-pessimistic"
-                                : "scheme " + info.scheme + " is a btree scheme: use --structure btree");
+    if (scheme != "all" && info.structure != structure) {
+      if (structure == "btree")
+        return usage_error(f, "the btree structure takes the schemes btree-optimistic and btree-pessimistic");
+      if (structure == "hash")
+        return usage_error(f, "the hash structure takes the schemes race, smart-ht and unordered-publish");
+      return usage_error(f, "scheme " + info.scheme + " is a " + info.structure + " scheme: use --structure " +
+                                info.structure);
+    }
     if (std::string e = b.validate(o); !e.empty()) return usage_error(f, e);
     runs.push_back(std::move(run));
     opts.push_back(b);

@@ -52,9 +52,10 @@ int cmd_memnode(int argc, const char* const* argv) {
   cli::FlagSet f("latchwork memnode",
                  "Runs a memory node of the verbs backend: registers --size bytes with the RDMA "
                  "device and serves them to compute processes (`--backend verbs --cluster FILE`, "
-                 "where FILE lists this node's --listen address). The node's CPU only sets up "
-                 "connections, answers allocation requests and barriers; every data access is "
-                 "a one-sided READ, WRITE or atomic. Stops on SIGINT or SIGTERM.");
+                 "where FILE lists this node's --listen address). The node's CPU sets up "
+                 "connections, answers allocation requests and barriers, and serves the built-in "
+                 "RPC handlers (alloc_chunk, echo, null, fetch_add) by SEND/RECV; every other data "
+                 "access is a one-sided READ, WRITE or atomic. Stops on SIGINT or SIGTERM.");
   std::string listen = "127.0.0.1:7471", size = "64M", device, huge = "auto";
   int64_t port = 1, gid_index = -1;
   f.add_string("listen", &listen, "HOST:PORT for the TCP set-up exchange");

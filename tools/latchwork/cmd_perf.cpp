@@ -47,12 +47,17 @@ int cmd_perf(int argc, const char* const* argv) {
   opts.threads_flag = false;
   ClusterFlags cluster(f, defaults, opts);
   std::string threads_list = "1", size_list = "8";
-  int64_t depth = 1;
+  int64_t depth = 1, batch = 1;
   uint64_t stride = 64, padding = 0, random_region = 0, warmup_us = 100, measure_us = 500;
   bool contended = false, device = false, json = false;
   f.add_string("threads", &threads_list, "threads per compute node; a comma list runs a sweep");
   f.add_string("size", &size_list, "bytes per READ/WRITE (atomics are 8); a comma list runs a sweep");
-  f.add_int("depth", &depth, "outstanding verbs per thread (one coroutine each)", 1, 1024);
+  f.add_int("depth", &depth, "coroutines per thread, each with --batch verbs outstanding", 1, 1024);
+  f.add_int("batch", &batch,
+            "doorbell batch: work requests each coroutine posts with one doorbell and awaits "
+            "together (SMART Fig. 13b); depth x batch must fit the queue pair. With the SMART "
+            "runtime's --throttling the runtime's credits bound what a thread has in flight",
+            1, PerfOptions::kMaxBatch);
   f.add_uint("stride", &stride, "bytes between consecutive workers' targets", 1, PerfOptions::kMaxStep);
   f.add_uint("padding", &padding, "extra bytes per stride (8 breaks lock-table collisions)", 0,
              PerfOptions::kMaxStep);
@@ -96,6 +101,7 @@ int cmd_perf(int argc, const char* const* argv) {
     return usage_error(f, e);
   if (measure_us == 0 || measure_us > 1'000'000 || warmup_us > 1'000'000)
     return usage_error(f, "--measure-us must be in [1, 1000000] and --warmup-us at most 1000000");
+  o.batch = static_cast<uint32_t>(batch);
   o.stride = stride;
   o.padding = padding;
   o.random_region = random_region;
@@ -142,13 +148,13 @@ int cmd_perf(int argc, const char* const* argv) {
         exit_code = kExitCheckFailed;
       }
       if (json) {
-        std::printf("{\"threads\":%llu,\"size\":%llu,\"depth\":%lld,\"compute_nodes\":%u,"
+        std::printf("{\"threads\":%llu,\"size\":%llu,\"depth\":%lld,\"batch\":%lld,\"compute_nodes\":%u,"
                     "\"memory_nodes\":%u,\"profile\":\"%s\",\"qp_policy\":\"%s\",\"result\":%s}\n",
                     static_cast<unsigned long long>(t), static_cast<unsigned long long>(s),
-                    static_cast<long long>(depth), c.compute_nodes, c.memory_nodes,
+                    static_cast<long long>(depth), static_cast<long long>(batch), c.compute_nodes, c.memory_nodes,
                     c.nic.profile.c_str(), to_string(c.nic.qp_policy), r.to_json().c_str());
       } else {
-        print_row(r, is_atomic(o.op) ? 8 : s, t, static_cast<uint64_t>(depth));
+        print_row(r, is_atomic(o.op) ? 8 : s, t, static_cast<uint64_t>(depth * batch));
       }
       std::fflush(stdout);
     }

@@ -45,10 +45,11 @@ void print_series_table(const ReproResult& r) {
       std::string name = p.series;
       if (!panel.empty() && name.rfind(panel, 0) == 0 && name.size() > panel.size()) name = name.substr(panel.size() + 1);
       if (std::find(series.begin(), series.end(), name) == series.end()) series.push_back(name);
-      rows[p.x][name] = repro_y(f, r.results[i]);
+      rows[p.x][name] = repro_y(f, p, r.results[i]);
     }
+    auto label = f.panel_y_labels.find(panel);
     std::printf("%s%s%s by %s\n%10s", panel.empty() ? "" : "\n", panel.empty() ? "" : (panel + ": ").c_str(),
-                repro_y_label(f), f.x_label.c_str(), "x");
+                label == f.panel_y_labels.end() ? repro_y_label(f) : label->second.c_str(), f.x_label.c_str(), "x");
     for (const auto& s : series) std::printf(" %22s", s.c_str());
     std::printf("\n");
     for (const auto& [x, vals] : rows) {
@@ -70,8 +71,10 @@ void print_comparison(const ReproResult& r) {
     std::printf("\n%-26s %7s %9s %9s %8s %-9s %-4s %s\n", "series", "x", "paper", "model", "error",
                 "kind", "ok", "source");
     for (const ReproComparison& c : r.comparisons) {
-      std::printf("%-26s %7g %8s%.2f %9.2f %+7.1f%% %-9s %-4s %s\n", c.paper.series.c_str(), c.paper.x,
-                  c.paper.at_least ? ">" : " ", c.paper.value, c.model, 100 * c.error,
+      std::string series = c.paper.series;
+      if (!c.paper.over_series.empty()) series.append(" / ").append(c.paper.over_series);
+      std::printf("%-26s %7g %8s%.2f %9.2f %+7.1f%% %-9s %-4s %s\n", series.c_str(), c.paper.x,
+                  c.paper.at_least ? ">" : c.paper.at_most ? "<" : " ", c.paper.value, c.model, 100 * c.error,
                   c.paper.fitted ? "fitted" : "predicted", c.within ? "ok" : "MISS",
                   c.paper.source.c_str());
     }

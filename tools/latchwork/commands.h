@@ -19,5 +19,6 @@ int cmd_repro(int argc, const char* const* argv);
 int cmd_memnode(int argc, const char* const* argv);
 int cmd_check(int argc, const char* const* argv);
 int cmd_flips(int argc, const char* const* argv);
+int cmd_hash(int argc, const char* const* argv);
 
 }  // namespace lw::tool

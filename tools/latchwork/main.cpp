@@ -23,6 +23,7 @@ constexpr Command kCommands[] = {
     {"perf", lw::tool::cmd_perf, "perftest-style microbenchmark of READ/WRITE/CAS/FAA on the NIC model"},
     {"repro", lw::tool::cmd_repro, "reproduce the papers' microbenchmark figures: model vs paper, CSV/JSON/PNG"},
     {"check", lw::tool::cmd_check, "check a structure's synchronization over many seeds; explain each violation"},
+    {"hash", lw::tool::cmd_hash, "RACE vs SMART-HT hash table under YCSB: throughput, latency, retries (SMART §6)"},
     {"flips", lw::tool::cmd_flips, "where pessimistic and optimistic schemes swap places (Jasny §4.4-4.5)"},
     {"memnode", lw::tool::cmd_memnode, "serve registered memory to verbs-backend compute processes"},
     {"config", lw::tool::cmd_config, "print the resolved cluster config as JSON"},

@@ -39,6 +39,8 @@ def main() -> int:
         colours[name] = (line.get_color(), panel)
     labelled = set()
     for p in r["paper"]:
+        if p.get("over_series"):
+            continue  # a ratio of two series has no place on their axes
         colour, panel = colours.get(p["series"], ("black", panels[0]))
         where[panel].plot([p["x"]], [p["paper_value"]], marker="D", markersize=8, fillstyle="none",
                           color=colour, linestyle="none",
@@ -48,7 +50,7 @@ def main() -> int:
         if r.get("log_x"):
             ax.set_xscale("log", base=2)
         ax.set_xlabel(r["x_label"], fontsize=8 if len(panels) > 1 else 10)
-        ax.set_ylabel(r["y_label"])
+        ax.set_ylabel(r.get("panel_y_labels", {}).get(panel, r["y_label"]), fontsize=8 if len(panels) > 1 else 10)
         if panel:
             ax.set_title(panel, fontsize=9)
         ax.grid(True, alpha=0.3)

@@ -1,12 +1,16 @@
 // The built-in structures as check workloads of the public driver
 // (driver.h): the tuple store under every synchronization scheme of Jasny et
-// al., and the B+-tree under optimistic and pessimistic lock coupling.
+// al., the B+-tree under optimistic and pessimistic lock coupling, and the
+// RACE hash table with the SMART runtime's policies off (race) and on
+// (smart-ht).
 //
 // Every write stores a value unique to that write (tuples: in every payload
 // word), so the register model (history.h) sees torn, stale and future
 // reads; exclusive latch holds go to the hold model; operations that give up
 // are told apart by the driver as starvation (every latch free afterwards,
-// a report) or a stuck latch (a failure). `latchwork check` runs these.
+// a report) or a stuck latch (a failure). The hash table records into the
+// map model (lookups of absent keys, removes) and checks its final contents
+// by a full scan. `latchwork check` runs these.
 //
 //   lw::check::BuiltinOptions b;
 //   b.scheme = "bookend";
@@ -27,7 +31,7 @@ namespace lw::check {
 
 // One built-in structure under one scheme.
 struct BuiltinInfo {
-  std::string structure;    // "tuples" | "btree"
+  std::string structure;    // "tuples" | "btree" | "hash"
   std::string scheme;       // the --scheme name
   bool correct = true;      // false: a negative control, expected to fail
   std::string description;  // one line
@@ -40,12 +44,12 @@ const BuiltinInfo* find_builtin(const std::string& structure, const std::string&
 std::vector<std::string> builtin_schemes(const std::string& structure);
 
 struct BuiltinOptions {
-  std::string structure = "tuples";   // tuples | btree
+  std::string structure = "tuples";   // tuples | btree | hash
   std::string scheme = "versioning";  // a builtins() scheme of that structure
   uint32_t tuple_bytes = 256;         // tuples only
   uint32_t keys = 4;                  // few keys: writers and readers meet (btree: 200 is usual)
   uint32_t read_percent = 50;
-  uint32_t max_attempts = 400;        // latch and validation retries before an operation gives up
+  uint32_t max_attempts = 400;        // latch, validation or CAS retries before an operation gives up
   // The options alone: "" or a message.
   std::string validate() const;
   // validate(), and the cluster a seed of `o` runs on (its shape applied)
@@ -61,13 +65,15 @@ inline constexpr uint64_t kBuiltinMemoryNodeBytes = 8ull << 20;
 
 // Driver options for a built-in on `base` (backend, semantics, memory node
 // count, switch and budget come from it): the scheme's hardware (the switch
-// for switch-optimistic), kBuiltinMemoryNodeBytes per memory node, first
-// seed base.seed. The shape stays the default (2 x 2 x 2 workers); set it after.
+// for switch-optimistic; two memory nodes at least and the SMART policies of
+// the scheme for hash), kBuiltinMemoryNodeBytes per memory node, first seed
+// base.seed. The shape stays the default (2 x 2 x 2 workers); set it after.
 Options builtin_check_options(const BuiltinOptions& b, const ClusterConfig& base);
 
 // Tuples: the bytes key `key` occupies (tuple, latch, metadata) in the run
 // of finding `f` under `o`, for trace(..., lo, bytes); {null, 0} for the
-// B-tree, whose entries move between nodes, or a key out of range.
+// B-tree, whose entries move between nodes, the hash table, whose blocks are
+// out of place, or a key out of range.
 std::pair<RemoteAddr, uint64_t> builtin_key_range(const BuiltinOptions& b, const Options& o, const Finding& f,
                                                   uint64_t key);
 

@@ -38,6 +38,14 @@ struct SmartConfig {
   static constexpr uint32_t kMaxCredits = 1u << 16;
   static constexpr uint32_t kMaxCandidates = 16;
   static constexpr uint32_t kMaxShift = 20;
+  // delta_ns, t0_ns, t_M = 2^max_backoff_shift t0 and retry_window_ns: at
+  // most one second each (ClusterConfig::kMaxLatencyNs).
+  static constexpr Nanos kMaxIntervalNs = 1'000'000'000;
+  static constexpr uint32_t kMaxStableDeltas = 1'000'000;
+  // The retry rate is retries per operation (it may exceed 1).
+  static constexpr double kMaxGamma = 1'000;
+  // Checks every field's range, gamma_low <= gamma_high, and that
+  // dynamic_limit comes with backoff (it only moves the backoff's limit).
   // An error message naming the bad field, or "".
   std::string validate() const;
 };

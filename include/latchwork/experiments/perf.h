@@ -14,6 +14,7 @@
 
 #include "latchwork/config/cluster_config.h"
 #include "latchwork/verbs/work_request.h"
+#include "latchwork/workloads/ycsb.h"
 
 namespace lw {
 
@@ -33,6 +34,24 @@ struct PerfOptions {
   Nanos warmup_ns = 100'000;   // not measured (sim: virtual ns)
   Nanos measure_ns = 500'000;  // the measurement window
   uint64_t max_ops_per_worker = 10'000'000;  // a bound on every worker's loop
+  // Work requests each coroutine posts per doorbell and then awaits together
+  // (SMART §3.1's bench: "posts k work requests, rings the doorbell, waits";
+  // Fig. 13b). Up to Batch::kMax go in one signaled batch; a longer one posts
+  // its first parts unsignaled on the same queue pair.
+  uint32_t batch = 1;
+  // SMART Table 1: threads idle in the intervals where the schedule says so
+  // (empty: always active). Indexed by thread within its compute node.
+  ycsb::ActiveSchedule schedule = {};
+
+  static constexpr uint32_t kMaxBatch = 1024;
+  // With SMART's work-request throttling (cluster smart.throttling) every
+  // batch goes through smart::Context::execute, whose credits bound a
+  // thread's outstanding requests. SMART's post_send cannot wait for more
+  // credits than C_max exist, so a batch longer than this is split into
+  // parts of this size posted by sibling coroutines of the same thread (4 =
+  // the smallest C_max candidate of Alg. 1); the thread still offers `batch`
+  // requests per round, and the credits decide how many are in flight.
+  static constexpr uint32_t kThrottledPart = 4;
 
   // Bounds validate_perf enforces (documented in `latchwork perf --help`).
   static constexpr uint64_t kMaxStep = 1ull << 30;          // stride + padding

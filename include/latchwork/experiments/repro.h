@@ -4,12 +4,14 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "latchwork/config/cluster_config.h"
 #include "latchwork/experiments/btree_workload.h"
+#include "latchwork/experiments/hash_run.h"
 #include "latchwork/experiments/perf.h"
 #include "latchwork/experiments/tuple_workload.h"
 
@@ -27,6 +29,19 @@ struct ReproPoint {
   // Figures with many series group them: one table and one plot panel per
   // value (e.g. "256 B read-only"); "" = one panel.
   std::string panel = {};
+  // Set: the point is a hash-table run (SMART §6.2.1, hash_run.h).
+  std::optional<HashRunOptions> hash = std::nullopt;
+  // >= 0: no run of its own; the point shows another metric of that point's
+  // run (e.g. its p99 latency, or the share of updates with 2 retries).
+  int same_run_as = -1;
+  // The y value: "" = the figure's default (Mops, or mean latency), else
+  // "mops", "p50_us", "p99_us", "mean_us", or "counter:NAME" (a counter of
+  // the result: the NIC model's, or hash.* of hash runs).
+  std::string metric = {};
+  // Non-empty: plots place the point at this metric of its result (e.g. the
+  // achieved Mops of a paced run) instead of x; tables and paper values
+  // still name it by x.
+  std::string x_metric = {};
 
   static ReproPoint of_perf(std::string series, double x, ClusterConfig c, PerfOptions o) {
     ReproPoint p;
@@ -62,6 +77,9 @@ struct PaperValue {
   bool fitted = false;   // a parameter was fitted to this value
   double tolerance = 0.15;
   bool at_least = false; // the paper says "more than"
+  bool at_most = false;  // the paper says "less than"
+  // Non-empty: the value is a ratio, this series' y over `over_series`' y at x.
+  std::string over_series = {};
 };
 
 struct ReproFigure {
@@ -75,6 +93,8 @@ struct ReproFigure {
   std::string notes;   // what the model leaves out, what differs in the set-up
   std::vector<ReproPoint> points;
   std::vector<PaperValue> paper;
+  // Panels whose y axis is not the figure's: panel -> label.
+  std::map<std::string, std::string> panel_y_labels = {};
 };
 
 struct ReproComparison {
@@ -97,6 +117,10 @@ struct ReproResult {
 
 // A point's y value in the figure's unit (Mops, or µs when `latency`).
 double repro_y(const ReproFigure& f, const PerfResult& r);
+// The point's own metric when it names one (ReproPoint::metric).
+double repro_y(const ReproFigure& f, const ReproPoint& p, const PerfResult& r);
+// The value of a metric name (ReproPoint::metric) of a result.
+double repro_metric(const std::string& metric, const PerfResult& r);
 const char* repro_y_label(const ReproFigure& f);
 
 const std::vector<ReproFigure>& repro_figures();

@@ -1,7 +1,9 @@
 // A memory node of the verbs backend: a process that registers a region of
 // memory with the RDMA device and serves it to compute processes. Its CPU
-// only sets up connections (queue pairs over a TCP exchange), answers
-// allocation requests and runs barriers; every data access is one-sided.
+// sets up connections (queue pairs over a TCP exchange), answers allocation
+// requests, runs barriers, and serves two-sided RPCs (builtin_rpc_handlers(),
+// one polling thread per connected compute process); every other data
+// access is one-sided.
 #pragma once
 
 #include <atomic>

@@ -7,6 +7,12 @@
 // requests are completed passively by the next signaled one on their QP;
 // the fence flag maps to IBV_SEND_FENCE.
 //
+// Two-sided RPC (Worker::call/send) travels as RC SEND/RECV on the same
+// per-thread QPs, served by polling threads of the memory node process
+// (src/rdma/rpc_wire.h). The QP policy (NicConfig::qp_policy) picks the
+// thread-aware resources (thread domains, contexts; thread_resources.h);
+// capabilities().thread_resources says what was obtained.
+//
 // Local buffers of the verbs API are ordinary memory, so each thread copies
 // through a registered bounce buffer (verbs.staging_bytes). Requests are
 // validated against the memory node's registered bounds before posting, so
@@ -38,6 +44,9 @@ class VerbsBackend final : public Backend {
   RemoteAddr allocate_device_memory(NodeId memory_node, uint64_t bytes) override;
   RemoteAddr allocate_shared(NodeId memory_node, const std::string& name, uint64_t bytes) override;
   std::string barrier(const std::string& name, uint32_t parties, uint64_t timeout_ms) override;
+  // Resolves the handler by name against the table the memory nodes serve
+  // (they announce it at connect); kUnsupported for a name they do not serve.
+  Result<HandlerId> register_handler(const RpcHandler& h) override;
   void host_write(RemoteAddr dst, const void* src, uint64_t bytes) override;
   void host_read(RemoteAddr src, void* dst, uint64_t bytes) override;
 

@@ -42,11 +42,18 @@ struct ThreadSummary {
   uint32_t credits_limit = 0;   // C_max at the end
   uint64_t credit_waits = 0;    // posts deferred for lack of credit
   uint32_t epochs = 0;          // update phases completed
+  uint32_t max_in_flight = 0;   // most work requests holding credits at once
+  uint64_t completed_wrs = 0;   // work requests completed through the throttle
   Nanos t_max_ns = 0;           // backoff limit at the end
+  Nanos t_max_peak_ns = 0;      // highest backoff limit reached
   uint32_t c_max = 0;           // coroutine limit at the end
+  uint32_t c_max_low = 0;       // lowest coroutine limit reached
   uint64_t backoffs = 0;        // backoff sleeps taken
   Nanos backoff_ns = 0;         // total backoff slept
   uint64_t coroutine_waits = 0; // operations that waited for a c_max slot
+  uint64_t ops = 0;             // operations ended
+  uint64_t retries = 0;         // their retries (failed backoff_cas + note_retry)
+  uint32_t retry_windows = 0;   // retry-rate windows closed
 };
 
 class Runtime {
@@ -79,6 +86,8 @@ class Context {
   // coroutine throttling on, waits until fewer than c_max operations of this
   // thread are open. Operations do not nest.
   Task<void> begin_op(uint32_t kind);
+  // The operation's latency runs from the begin_op call (a wait for a c_max
+  // slot included) to end_op.
   // Closes it: records its statistics and its retries for the retry rate
   // (which drives t_max and c_max every retry_window_ns).
   void end_op(bool ok);
@@ -94,11 +103,17 @@ class Context {
   Task<Result<uint64_t>> cas(RemoteAddr addr, uint64_t expected, uint64_t desired);
   // SMART's backoff_cas_sync: a CAS whose failure (old != expected) counts a
   // retry of the open operation and, with backoff on, sleeps
-  // min(t0 2^i, t_max) + Rand(t0) (Eq. 1), i = failures so far in this
-  // operation, before returning so the caller can retry with a new expected.
+  // min(t0 2^i, t_max) + Rand(t0) (Eq. 1), i = failed CAS before this one
+  // in the open operation (the first failure sleeps t0 + Rand(t0)), Rand
+  // uniform on [0, t0] from the worker's rng(), before returning so the
+  // caller can retry with a new expected. Without dynamic_limit t_max is
+  // t_M = 2^max_backoff_shift t0; with it t_max starts at t0 and follows the
+  // retry rate (smart_backoff.cpp documents the choices).
   Task<Result<uint64_t>> backoff_cas(RemoteAddr addr, uint64_t expected, uint64_t desired);
-  // A retry the structure detected otherwise (e.g. a re-read after a race).
+  // A retry the structure detected otherwise (e.g. a re-read after a race):
+  // counted for the open operation and the retry rate, no backoff.
   void note_retry();
+  bool in_op() const { return open_; }
 
  private:
   Runtime& rt_;

@@ -35,6 +35,9 @@ class SimBackend final : public Backend {
   const ClusterConfig& config() const override;
   Capabilities capabilities() const override;
   Status install_switch_tuples(const SwitchTupleMap& map) override;
+  // Two-sided RPC: handlers run on each memory node's config().rpc polling
+  // cores in virtual time (the built-ins are registered at construction).
+  Result<HandlerId> register_handler(const RpcHandler& h) override;
 
   RemoteAddr allocate(NodeId memory_node, uint64_t bytes, uint64_t align = kCacheLine) override;
   RemoteAddr allocate_device_memory(NodeId memory_node, uint64_t bytes) override;

@@ -75,6 +75,14 @@ class TimingModel {
   virtual Nanos smartnic_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) = 0;
   // From the core's reply until the completion is in the requester's CQ.
   virtual Nanos smartnic_response(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) = 0;
+  // Two-sided RPC (verbs/rpc.h): a SEND of `bytes` posted at `posted` by the
+  // route's thread, until it is in the memory node's receive buffer where
+  // its polling cores see it. The default rides the one-sided request path.
+  virtual Nanos rpc_request(const WrRoute& r, uint32_t bytes, Nanos posted, Rng& rng);
+  // The reply SEND of `bytes`, posted by a polling core at `sent`, until it
+  // is in the caller's receive queue. The simulator calls completed() once
+  // per call: when the reply is delivered, or a one-way SEND acknowledged.
+  virtual Nanos rpc_response(const WrRoute& r, uint32_t bytes, Nanos sent, Rng& rng);
   // The request's completion was delivered (it no longer occupies NIC caches).
   virtual void completed(const WrRoute&) {}
   // Adds the model's counters to `out` at the end of a run.
@@ -111,6 +119,8 @@ class SimpleTimingModel final : public TimingModel {
   Nanos switch_response(const WrRoute& r, const WorkRequest& wr, Nanos at_switch, Rng& rng) override;
   Nanos smartnic_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) override;
   Nanos smartnic_response(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) override;
+  Nanos rpc_request(const WrRoute& r, uint32_t bytes, Nanos posted, Rng& rng) override;
+  Nanos rpc_response(const WrRoute& r, uint32_t bytes, Nanos sent, Rng& rng) override;
 
  private:
   Nanos wire(uint64_t bytes) const { return static_cast<Nanos>(bytes / c_.bytes_per_ns); }

@@ -24,6 +24,10 @@ class ThreadsBackend final : public Backend {
 
   std::string_view name() const override { return "threads"; }
   const ClusterConfig& config() const override;
+  Capabilities capabilities() const override;
+  // Two-sided RPC: each memory node runs config().rpc.cores_per_node server
+  // threads during run() (the built-ins are registered at construction).
+  Result<HandlerId> register_handler(const RpcHandler& h) override;
 
   RemoteAddr allocate(NodeId memory_node, uint64_t bytes, uint64_t align = kCacheLine) override;
   RemoteAddr allocate_device_memory(NodeId memory_node, uint64_t bytes) override;

@@ -18,7 +18,12 @@ inline constexpr HandlerId kAllocChunkHandler = 0;
 inline constexpr HandlerId kEchoHandler = 1;
 // Does nothing and replies with nothing (one-way messages, RPC rate probes).
 inline constexpr HandlerId kNullHandler = 2;
-inline constexpr HandlerId kBuiltinRpcHandlers = 3;
+// Adds to a word of the node's memory with a CPU atomic (counters served by
+// RPC; not atomic with NIC atomics on the same word).
+// Request: {uint64 offset, uint64 add}; reply: {uint64 value before}.
+// kBadLength for a malformed request; the access's status otherwise.
+inline constexpr HandlerId kFetchAddHandler = 3;
+inline constexpr HandlerId kBuiltinRpcHandlers = 4;
 
 // The built-ins in id order.
 const std::vector<RpcHandler>& builtin_rpc_handlers();

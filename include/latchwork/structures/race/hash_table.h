@@ -1,13 +1,49 @@
-// RACE hashing (Zuo et al., ATC 2021) as SMART reimplemented it (SMART §5.2,
-// §6.2.1): a one-sided, lock-free hash table on disaggregated memory.
+// RACE hashing (Zuo et al., "One-sided RDMA-Conscious Extendible Hashing for
+// Disaggregated Memory", ATC 2021) as SMART reimplemented it (Ren et al.,
+// SMART, §5.2, §6.2.1): a lock-free hash table on disaggregated memory that
+// compute nodes reach with one-sided verbs only.
+//
 // SMART-HT is this table driven through a smart::Context with the runtime's
-// policies on; RACE is the same code with them off (and per-thread QPs that
-// share doorbells). See hash_table.cpp for the remote layout.
+// policies on (ClusterConfig::smart); RACE is the same code with them off.
+// The table itself does not know which it is.
+//
+// What the table does (the byte layout is drawn in hash_table.cpp):
+//   - Keys and values are 8 bytes; keys are non-zero. Each key-value pair
+//     lives out of place in a 64-byte key-value block, written once and then
+//     published by a CAS of an 8-byte slot (fingerprint, length, pointer).
+//     Published blocks are immutable. Blocks are never reclaimed: an update
+//     or remove leaves the old block behind, and a block whose publishing CAS
+//     failed stays allocated but unreachable. (RACE frees them; freeing safely
+//     needs a reclamation scheme this table does not have.)
+//   - A key hashes to one subtable (spread round-robin over the memory
+//     nodes) and, inside it, to two combined buckets (RACE: a main bucket and
+//     the overflow bucket it shares with its neighbour, 128 contiguous bytes).
+//     Both lie on one memory node, so a lookup posts their two READs as one
+//     batch (one round trip), then READs the key-value block: three READs,
+//     two round trips when the key is found. Key-value blocks go to the
+//     next memory node, so a block and the slot publishing it are on
+//     different queue pairs whenever there are two or more memory nodes.
+//   - A key present in several slots (two inserts of one absent key raced
+//     into different empty slots) has the value of its slot at the lowest
+//     address. Inserters re-read after publishing and remove every copy but
+//     that one (RACE's deterministic duplicate resolution); lookups, updates
+//     and removes act on that copy too, and removes clear copies highest
+//     address first, so the value a lookup sees changes only at a CAS.
+//   - No resizing: the extendible directory is fixed at create() (its
+//     subtables sized from TableConfig::capacity and max_load) and held by
+//     every client. An insert whose two combined buckets are full fails with
+//     Status::kOutOfBounds.
+//   - Every slot change is a Context::backoff_cas (SMART's conflict
+//     avoidance applies); a failed CAS re-reads and retries, at most
+//     TableConfig::max_attempts CAS attempts per operation, then the
+//     operation fails with Status::kRetryExhausted.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "latchwork/base/status.h"
 #include "latchwork/runtime/smart.h"
@@ -22,57 +58,90 @@ const char* to_string(OpKind k);
 // Deliberately broken variants that `latchwork check` must catch.
 enum class Variant : uint8_t {
   kCorrect,
-  // Publishes the slot without waiting for the key-value block's WRITE to
-  // complete (the block may live on another memory node: nothing orders the
-  // two), so a lookup can read a block that has not landed.
+  // Posts the key-value block's WRITE unsignaled and CASes the slot at once,
+  // without waiting for the WRITE to complete. The block lives on another
+  // memory node than the slot (another queue pair), so nothing orders the
+  // two: a lookup can follow the slot to a block that has not landed; and
+  // the WRITE's source buffer is reused by the next operation while the NIC
+  // may not have read it yet.
   kUnorderedPublish,
 };
+const char* to_string(Variant v);
 
 struct TableConfig {
-  uint64_t capacity = 1u << 20;   // keys the table must hold (sizes the buckets)
-  double max_load = 0.5;          // capacity / slots, bounds the bucket array
+  uint64_t capacity = 1u << 20;  // keys the table must hold (sizes the buckets)
+  double max_load = 0.5;         // capacity / slots: the slots are capacity / max_load
+  // CAS attempts per operation before it fails with kRetryExhausted.
+  uint32_t max_attempts = 4096;
+  // Key-value blocks come from chunks of this size that each compute thread
+  // takes from a memory node by RPC (ChunkAllocator, shared by the thread's
+  // coroutines) and carves locally.
+  uint64_t block_chunk_bytes = 64u << 10;
   Variant variant = Variant::kCorrect;
+  static constexpr uint64_t kMaxCapacity = uint64_t{1} << 32;
   // An error message naming the bad field, or "".
   std::string validate() const;
 };
 
+// Where the table's buckets lie, for tests and reports.
+struct TableShape {
+  uint32_t subtables = 0;         // 2^global_depth, subtable i on memory node i % memory nodes
+  uint32_t global_depth = 0;
+  uint64_t groups_per_subtable = 0;  // groups of three buckets (two main, one overflow)
+  uint64_t slots = 0;             // over every subtable
+};
+
 // Keys are 8-byte and non-zero (0 marks nothing); values are 8-byte.
+// A HashTable is a small handle: copies share the same remote table and the
+// same per-thread block allocators; it is safe to use from every worker at
+// once.
 class HashTable {
  public:
-  // Allocates the directory and buckets over every memory node (host-side,
-  // before run()). Status kOutOfBounds when the nodes are too small.
+  // An empty handle; only create() makes a usable table.
+  HashTable() = default;
+
+  // Allocates the subtables over every memory node and writes their bucket
+  // headers (host-side, before run()). kBadLength for a config that does not
+  // validate(); kOutOfBounds when the nodes are too small.
   static Result<HashTable> create(Backend& b, const TableConfig& cfg);
 
-  // The value of `key`, or status kRetryExhausted... no: Result with
-  // found=false. Three READs when the key is present (SMART §6.2.1).
   struct Found {
     bool found = false;
     uint64_t value = 0;
   };
+  // The value of `key`. Three READs when present (two bucket READs in one
+  // batch, then the key-value block), more only on fingerprint collisions.
   Task<Result<Found>> lookup(smart::Context& ctx, uint64_t key) const;
-  // Inserts or, when the key exists, updates. Returns whether it inserted.
+  // Inserts or, when the key exists, updates. The value is whether it
+  // inserted. kOutOfBounds: the key's two combined buckets are full, or the
+  // block's memory node has no chunk left.
   Task<Result<bool>> insert(smart::Context& ctx, uint64_t key, uint64_t value) const;
-  // Updates an existing key; false when absent.
+  // Updates an existing key; false when absent (its block stays
+  // unpublished). kOutOfBounds when the block's node has no chunk left.
   Task<Result<bool>> update(smart::Context& ctx, uint64_t key, uint64_t value) const;
-  // Removes a key; false when absent.
+  // Removes a key (every copy, highest address first); false when absent.
   Task<Result<bool>> remove(smart::Context& ctx, uint64_t key) const;
 
-  // Host-side: inserts without coroutines (the load phase; before run()).
+  // Host-side, outside run(): inserts or updates without coroutines (the
+  // load phase). kOutOfBounds when the key's buckets or the nodes are full.
   Status host_insert(Backend& b, uint64_t key, uint64_t value) const;
-  // Host-side, after run(): every key and value the table holds, for an exact
-  // final-state check; kBadLength... on a corrupt table (a key twice).
-  Result<std::map<uint64_t, uint64_t>> host_contents(Backend& b) const;
+  // Host-side, after run(): every key and value the table holds, for exact
+  // final-state checks. On a corrupt table (a key in two slots, a slot
+  // pointing at a block that does not validate or belongs in other buckets,
+  // a bucket header overwritten) the status is kBadLength and `why` (if
+  // given) says what was found where.
+  Result<std::map<uint64_t, uint64_t>> host_contents(Backend& b, std::string* why = nullptr) const;
 
-  const TableConfig& config() const { return cfg_; }
+  const TableConfig& config() const;
+  TableShape shape() const;
+  // Copies removed by inserts' duplicate resolution so far (every worker).
+  uint64_t duplicates_removed() const;
+  bool valid() const { return static_cast<bool>(state_); }
+
+  struct State;  // layout, directory and per-thread allocators (hash_table.cpp)
 
  private:
-  HashTable() = default;
-  TableConfig cfg_;
-  // Layout state set by create(); see hash_table.cpp.
-  uint32_t memory_nodes_ = 0;
-  uint64_t buckets_per_node_ = 0;
-  RemoteAddr bucket_base_[64]{};
-  friend class HashTableTest;
+  std::shared_ptr<State> state_;
 };
 
 }  // namespace lw::race

@@ -1,0 +1,83 @@
+// SMART §6.2.1, Fig. 9: throughput vs median and p99 latency of the hash
+// tables, read-only, 96 threads; the throughput is set by pacing every
+// coroutine's issue rate ("we control the throughput by intentionally
+// throttling execution").
+#include "common.h"
+
+namespace lw {
+
+namespace {
+constexpr double kUnpaced = 40;  // the x of the unpaced run (as fast as it goes)
+}
+
+ReproFigure smart_fig9() {
+  ReproFigure f;
+  f.name = "smart-fig9";
+  f.title = "SMART Fig. 9: hash-table latency vs throughput, read-only, 96 threads (cx6-200g, Zipf 0.99)";
+  f.x_label = "achieved throughput (Mops); tables: offered Mops (40 = unpaced)";
+  f.log_x = false;
+  f.latency = true;
+  const std::vector<double> offered = {2, 4, 8, 12.2, 16, 20, 24, kUnpaced};
+  for (const char* table : {"race", "smart-ht"}) {
+    for (double rate : offered) {
+      ReproPoint p;
+      p.panel = "median";
+      p.series = std::string("median ") + table;
+      p.x = rate;
+      p.cluster = smart_repro::hash_cluster(table, 1, 96);
+      p.hash = smart_repro::hash_options(ycsb::Mix::kReadOnly);
+      p.hash->table = table;
+      p.hash->offered_mops = rate == kUnpaced ? 0 : rate;
+      p.metric = "p50_us";
+      p.x_metric = "mops";
+      f.points.push_back(p);
+      ReproPoint q;
+      q.panel = "p99";
+      q.series = std::string("p99 ") + table;
+      q.x = rate;
+      q.cluster = p.cluster;
+      q.same_run_as = static_cast<int>(f.points.size()) - 1;
+      q.metric = "p99_us";
+      q.x_metric = "mops";
+      f.points.push_back(q);
+    }
+  }
+  f.panel_y_labels = {{"median", "median latency (us)"}, {"p99", "p99 latency (us)"}};
+  PaperValue bound;
+  bound.series = "median smart-ht";
+  bound.x = kUnpaced;
+  bound.value = 30.3;
+  bound.at_most = true;
+  bound.tolerance = 0;
+  bound.source = "SMART §6.2.1: with thread-aware allocation the median latency stays below 30.3 us";
+  PaperValue med_ratio;
+  med_ratio.series = "median smart-ht";
+  med_ratio.over_series = "median race";
+  med_ratio.x = kUnpaced;
+  med_ratio.value = 1 - 0.696;
+  med_ratio.tolerance = 0.3;
+  med_ratio.source = "SMART §6.2.1: SMART-HT reduces the median latency by 69.6% (taken at full load)";
+  PaperValue p99_ratio = med_ratio;
+  p99_ratio.series = "p99 smart-ht";
+  p99_ratio.over_series = "p99 race";
+  p99_ratio.value = 1 - 0.806;
+  p99_ratio.source = "SMART §6.2.1: SMART-HT reduces the p99 latency by up to 80.6% of RACE (taken at full load)";
+  f.paper = {
+      {"median smart-ht", 12.2, 11.2, "SMART §6.2.1: the minimum median latency, 11.2 us, at 12.2 Mops"},
+      bound, med_ratio, p99_ratio,
+  };
+  f.notes = smart_repro::hash_note() +
+            " Each coroutine (96 x 8) issues at offered/768 Mops from a random phase; latency runs from the "
+            "operation's start to its end. Plots place each point at its achieved throughput. Misses: SMART-HT "
+            "saturates at 12.8 Mops with 96 threads here (the QP-cache thrash above), so the paper's 12.2 Mops "
+            "point is at saturation in the model (59 us median) and every higher offer too (> 30.3 us); below "
+            "saturation the model's median is 4.6 us (two round trips plus posting), under the paper's 11.2 us "
+            "minimum, which includes the cost of timing every operation and coroutine scheduling (SMART §6.2.1 "
+            "names the former) that the model does not charge. The p99 ratio misses (0.28 vs 0.19) for the "
+            "same saturation. Paced RACE points above its 4 Mops knee fall behind their schedule and reach "
+            "3.3-3.7 Mops, less than unpaced (5.7): a coroutine behind schedule issues back to back, in "
+            "bursts that meet the shared doorbells' locks together.";
+  return f;
+}
+
+}  // namespace lw

@@ -1,0 +1,155 @@
+// SMART runtime glue (runtime/smart.h): the per-thread states, and
+// smart::Context putting the throttle (smart_throttle.cpp) in front of every
+// post and the conflict control (smart_backoff.cpp) around every operation.
+#include "latchwork/runtime/smart.h"
+
+#include "smart_internal.h"
+
+namespace lw::smart {
+
+Runtime::Runtime(const ClusterConfig& c) : cluster_(&c), cfg_(c.smart) {
+  const std::string e = cfg_.validate();
+  LW_CHECK_MSG(e.empty(), e);
+  const uint64_t slots =
+      c.total_compute_threads() + uint64_t{c.memory_nodes} * c.memory_node_threads;
+  threads_.reserve(slots);
+  for (uint64_t i = 0; i < slots; ++i)
+    threads_.push_back(std::make_unique<ThreadState>(cfg_, c.coroutines_per_thread));
+}
+
+Runtime::~Runtime() = default;
+
+ThreadState& Runtime::thread(const Placement& p) {
+  const ClusterConfig& c = *cluster_;
+  uint64_t index;
+  if (p.on_memory_node()) {
+    LW_CHECK(p.node < c.memory_nodes && p.thread < c.memory_node_threads);
+    index = c.total_compute_threads() + uint64_t{p.node} * c.memory_node_threads + p.thread;
+  } else {
+    LW_CHECK(p.node < c.compute_nodes && p.thread < c.threads_per_node);
+    index = uint64_t{p.node} * c.threads_per_node + p.thread;
+  }
+  LW_CHECK(index < threads_.size());
+  return *threads_[index];
+}
+
+OpStats Runtime::stats() const {
+  OpStats all;
+  for (const auto& t : threads_) all.merge(t->stats);
+  return all;
+}
+
+std::vector<ThreadSummary> Runtime::summaries() const {
+  std::vector<ThreadSummary> out;
+  out.reserve(threads_.size());
+  for (const auto& t : threads_) {
+    ThreadSummary s;
+    s.credits_limit = t->throttle.c_max();
+    s.credit_waits = t->throttle.waits();
+    s.epochs = t->throttle.epochs();
+    s.max_in_flight = t->throttle.max_in_flight();
+    s.completed_wrs = t->throttle.completed();
+    s.t_max_ns = t->conflict.t_max();
+    s.t_max_peak_ns = t->conflict.t_max_peak();
+    s.c_max = t->conflict.c_max();
+    s.c_max_low = t->conflict.c_max_low();
+    s.backoffs = t->backoffs;
+    s.backoff_ns = t->backoff_ns;
+    s.coroutine_waits = t->conflict.waits();
+    s.ops = t->ops;
+    s.retries = t->retries;
+    s.retry_windows = t->conflict.windows();
+    out.push_back(s);
+  }
+  return out;
+}
+
+Context::Context(Runtime& rt, Worker& w) : rt_(rt), w_(w), t_(rt.thread(w.placement())) {}
+
+Task<void> Context::begin_op(uint32_t kind) {
+  LW_CHECK_MSG(!open_, "begin_op inside an open operation (operations do not nest)");
+  LW_CHECK_MSG(kind < OpStats::kMaxKinds, "operation kind out of range");
+  begin_ns_ = w_.now();
+  if (!t_.conflict.try_open()) {
+    t_.conflict.wait(w_.port());
+    co_await w_.park();  // resumed holding a slot (granted on our behalf)
+  }
+  open_ = true;
+  kind_ = kind;
+  failures_ = 0;
+  begin_counters_ = w_.counters();
+}
+
+void Context::end_op(bool ok) {
+  LW_CHECK_MSG(open_, "end_op without begin_op");
+  const Nanos now = w_.now();
+  const OpCounters& end = w_.counters();
+  t_.stats.record(kind_, begin_counters_, end, begin_ns_, now, ok);
+  const uint64_t retries = end.retries - begin_counters_.retries;
+  ++t_.ops;
+  t_.retries += retries;
+  t_.conflict.op_ended(now, 0);  // its retries were counted as they happened
+  open_ = false;
+  t_.conflict.close();
+}
+
+Task<Status> Context::execute(Batch& batch) {
+  if (!rt_.config().throttling) co_return co_await w_.execute(batch);
+  Throttle& th = t_.throttle;
+  const uint32_t n = batch.size();
+  th.advance(w_.now());
+  if (!th.try_acquire(n)) {
+    th.wait(w_.port(), n);
+    co_await w_.park();  // resumed with the credits taken on our behalf
+  }
+  const Status s = co_await w_.execute(batch);
+  th.advance(w_.now());
+  th.release(n);
+  co_return s;
+}
+
+Task<Status> Context::read(void* dst, RemoteAddr src, uint32_t len) {
+  if (!rt_.config().throttling) co_return co_await w_.read(dst, src, len);
+  Batch b;
+  b.read(dst, src, len);
+  co_return co_await execute(b);
+}
+
+Task<Status> Context::write(RemoteAddr dst, const void* src, uint32_t len) {
+  if (!rt_.config().throttling) co_return co_await w_.write(dst, src, len);
+  Batch b;
+  b.write(dst, src, len);
+  co_return co_await execute(b);
+}
+
+Task<Result<uint64_t>> Context::cas(RemoteAddr addr, uint64_t expected, uint64_t desired) {
+  if (!rt_.config().throttling) co_return co_await w_.cas(addr, expected, desired);
+  Batch b;
+  b.cas(addr, expected, desired);
+  const Status s = co_await execute(b);
+  co_return Result<uint64_t>{s, b[0].old_value};
+}
+
+Task<Result<uint64_t>> Context::backoff_cas(RemoteAddr addr, uint64_t expected, uint64_t desired) {
+  const Result<uint64_t> r = co_await cas(addr, expected, desired);
+  if (!r.ok() || r.value == expected) co_return r;
+  // A failed CAS: a retry of the open operation.
+  const uint32_t earlier = failures_++;
+  note_retry();
+  const SmartConfig& cfg = rt_.config();
+  if (cfg.backoff) {
+    const Nanos rand = static_cast<Nanos>(w_.rng().below(cfg.t0_ns + 1));  // Rand(t0) on [0, t0]
+    const Nanos d = t_.conflict.backoff_ns(earlier, rand);
+    ++t_.backoffs;
+    t_.backoff_ns += d;
+    co_await w_.sleep(d);
+  }
+  co_return r;
+}
+
+void Context::note_retry() {
+  w_.note_retry();
+  t_.conflict.retried(w_.now());
+}
+
+}  // namespace lw::smart
