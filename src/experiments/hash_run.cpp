@@ -137,6 +137,74 @@ std::string check_final_state(Backend& b, const race::HashTable& table, const yc
   return {};
 }
 
+// Under partitioned writes every key has one writer (hash_run.h): the
+// check is exact for every key, not only for keys a single coroutine wrote
+// by chance. `first_writer` is this process's first global writer index,
+// `writers` those of every process. Lists up to kShown mismatches.
+std::string check_partitioned_state(Backend& b, const race::HashTable& table, const ycsb::Workload& wl,
+                                    const std::vector<std::vector<UpdateLog>>& logs, uint64_t first_writer,
+                                    uint64_t local_writers, uint64_t writers, uint64_t* exact_keys) {
+  constexpr uint64_t kShown = 10;
+  std::string why;
+  const Result<std::map<uint64_t, uint64_t>> got = table.host_contents(b, &why);
+  if (!ok(got.status)) {
+    std::ostringstream e;
+    e << "the table is corrupt (" << to_string(got.status) << "): " << why;
+    return e.str();
+  }
+  const std::map<uint64_t, uint64_t>& contents = got.value;
+  // The last value each of this process's writers wrote to each key. A key
+  // has one writer, so the log order of that writer is the key's order.
+  std::unordered_map<uint64_t, uint64_t> last;
+  for (size_t w = 0; w < logs.size(); ++w)
+    for (const UpdateLog& u : logs[w])
+      if (u.ok) last[u.key] = u.value;
+  const uint64_t keys = wl.spec().keys;
+  uint64_t mismatches = 0, exact = 0;
+  std::ostringstream shown;
+  auto mismatch = [&](uint64_t key, const std::string& expected, const std::string& found) {
+    if (mismatches++ < kShown) shown << "; key " << key << ": expected " << expected << ", found " << found;
+  };
+  for (uint64_t r = 0; r < keys; ++r) {
+    const uint64_t key = wl.key_of_rank(r);
+    LW_CHECK(key >= 1 && key <= keys);
+    const uint64_t owner = (key - 1) % writers;
+    const auto it = contents.find(key);
+    const bool mine = owner >= first_writer && owner < first_writer + local_writers;
+    if (mine) {
+      ++exact;
+      const auto lit = last.find(key);
+      const uint64_t want = lit == last.end() ? initial_value(key) : lit->second;
+      if (it == contents.end()) mismatch(key, std::to_string(want), "no such key");
+      else if (it->second != want) mismatch(key, std::to_string(want), std::to_string(it->second));
+      continue;
+    }
+    // Another process's writer: its loaded value, or one its writer tagged.
+    const bool present = it != contents.end();
+    if (!present || (it->second != initial_value(key) &&
+                     (it->second >> 32 != owner + 1 || (it->second & 0xffffffffull) == 0))) {
+      std::ostringstream want;
+      want << initial_value(key) << " or a value of writer " << owner << " ((" << (owner + 1) << " << 32) | seq)";
+      mismatch(key, want.str(), present ? std::to_string(it->second) : "no such key");
+    }
+  }
+  // Every loaded key was found above; a larger table holds keys nobody loaded.
+  if (contents.size() != keys && mismatches++ < kShown)
+    shown << "; the table holds " << contents.size() << " keys, " << keys << " were loaded";
+  *exact_keys = exact;
+  if (mismatches == 0) return {};
+  std::ostringstream e;
+  e << mismatches << " mismatches in the final state (first " << std::min(mismatches, kShown) << shown.str() << ")";
+  return e.str();
+}
+
+// Process I > 0 of a multi-process run draws its own operations.
+uint64_t process_seed(uint64_t seed, uint32_t process_index) {
+  if (process_index == 0) return seed;
+  uint64_t s = seed ^ (uint64_t{process_index} * 0x9e37'79b9'7f4a'7c15ull);
+  return splitmix64(s);
+}
+
 }  // namespace
 
 bool apply_hash_table_preset(const std::string& table, ClusterConfig* c) {
@@ -171,8 +239,26 @@ std::string HashRunOptions::validate(const ClusterConfig& c) const {
   if (c.total_workers() * ClusterConfig::kMaxBatchWrs > uint64_t{c.queue_depth} * c.total_compute_threads())
     return "each coroutine needs " + std::to_string(ClusterConfig::kMaxBatchWrs) +
            " work requests of its thread's queue pair: raise queue_depth or lower --coroutines";
-  if (verify && ops_per_worker * c.total_workers() > kMaxVerifiedOps)
+  if (checks() && ops_per_worker * c.total_workers() > kMaxVerifiedOps)
     return "--verify logs every update: at most 2^22 operations (use --ops-per-worker)";
+  std::ostringstream e;
+  if (processes == 0 || processes > kMaxProcesses) {
+    e << "processes must be in [1, " << kMaxProcesses << "]";
+    return e.str();
+  }
+  if (process_index >= processes) {
+    e << "the process index must be below the processes (" << processes << ")";
+    return e.str();
+  }
+  if (processes > 1 && shared_name.empty()) return "several processes need a shared table name";
+  if (processes > 1 && verify && !partitioned_writes)
+    return "several processes can check the final state only with partitioned writes";
+  if (partitioned_writes && keys < uint64_t{processes} * c.total_workers()) {
+    e << "partitioned writes need at least one key per writer: --keys below processes x workers ("
+      << uint64_t{processes} * c.total_workers() << ")";
+    return e.str();
+  }
+  if (barrier_timeout_ms == 0 || barrier_timeout_ms > 3'600'000) return "the barrier timeout must be in [1, 3600000] ms";
   return {};
 }
 
@@ -182,24 +268,34 @@ HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o) {
   HashRunResult r;
   r.table = o.table;
   r.mix = ycsb::to_string(o.mix);
+  r.processes = o.processes;
+  r.process_index = o.process_index;
   std::string err;
-  std::unique_ptr<Backend> backend = make_backend(cluster, &err);
+  ClusterConfig mine = cluster;
+  mine.seed = process_seed(cluster.seed, o.process_index);
+  std::unique_ptr<Backend> backend = make_backend(mine, &err);
   LW_CHECK_MSG(backend, err);
   const ClusterConfig& c = backend->config();
   race::TableConfig tc;
   tc.capacity = o.keys;
+  tc.shared_name = o.shared_name;
   Result<race::HashTable> created = race::HashTable::create(*backend, tc);
   if (!ok(created.status)) {
-    r.error = "the table does not fit the memory nodes (" + std::string(to_string(created.status)) +
-              "): raise memory_node_bytes or lower --keys";
+    std::ostringstream e;
+    e << "the table does not fit the memory nodes (" << to_string(created.status)
+      << "): raise memory_node_bytes or lower --keys";
+    if (!o.shared_name.empty()) e << " (or the shared name \"" << o.shared_name << "\" holds a table of another size)";
+    r.error = e.str();
     return r;
   }
   const race::HashTable table = created.value;
   const ycsb::Workload wl({o.mix, o.keys, o.zipf, o.workload_seed});
+  const bool several = o.processes > 1;
 
   // The load phase, host-side (not measured; its wall time is reported).
+  // One process loads a shared table; the others wait for it at the barrier.
   const auto load_start = std::chrono::steady_clock::now();
-  for (uint64_t rank = 0; rank < o.keys; ++rank) {
+  for (uint64_t rank = 0; o.process_index == 0 && rank < o.keys; ++rank) {
     const uint64_t key = wl.key_of_rank(rank);
     if (Status s = table.host_insert(*backend, key, initial_value(key)); !ok(s)) {
       r.error = "loading key " + std::to_string(key) + " failed: " + std::string(to_string(s));
@@ -207,10 +303,21 @@ HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o) {
     }
   }
   r.load_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+  if (several) {
+    if (std::string e = backend->barrier(o.shared_name + "/hash-loaded", o.processes, o.barrier_timeout_ms);
+        !e.empty()) {
+      r.error = "waiting for the load: " + e;
+      return r;
+    }
+  }
 
   smart::Runtime rt(c);
   Totals totals;
   const uint64_t workers = c.total_workers();
+  // Global writer indexes: this process's coroutines are [first_writer,
+  // first_writer + workers) of all_writers (every process has the same cluster).
+  const uint64_t first_writer = uint64_t{o.process_index} * workers;
+  const uint64_t all_writers = uint64_t{o.processes} * workers;
   const bool fixed = o.ops_per_worker > 0;
   const Nanos gap_ns = o.offered_mops > 0
                            ? static_cast<Nanos>(static_cast<double>(workers) * 1e3 / o.offered_mops)
@@ -236,7 +343,7 @@ HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o) {
         t0 = w.now();
         if (!fixed && t0 >= window_end) break;
       }
-      const ycsb::Op op = wl.next(w.rng());
+      ycsb::Op op = wl.next(w.rng());
       const OpCounters before = w.counters();
       Status s = Status::kOk;
       bool found = true;
@@ -245,11 +352,23 @@ HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o) {
         s = res.status;
         found = res.value.found;
       } else {
-        const uint64_t value = ((index + 1) << 32) | (++seq & 0xffffffffull);
+        // The writer's global index tags the value (another process's
+        // check tells whose it is); seq makes every value of a writer distinct.
+        const uint64_t writer = first_writer + index;
+        const uint64_t value = ((writer + 1) << 32) | (++seq & 0xffffffffull);
+        if (o.partitioned_writes) {
+          // Move the key within its block of all_writers indexes to the one
+          // this writer owns; the block past the end is partial, so step back
+          // a block (keys >= all_writers: validate()).
+          uint64_t i = op.key - 1;
+          i = i - i % all_writers + writer;
+          if (i >= o.keys) i -= all_writers;
+          op.key = i + 1;
+        }
         const Result<bool> res = co_await table.update(ctx, op.key, value);
         s = res.status;
         found = res.value;
-        if (o.verify) log.push_back({op.key, value, ok(s) && found});
+        if (o.checks()) log.push_back({op.key, value, ok(s) && found});
       }
       const Nanos t1 = w.now();
       const OpCounters& after = w.counters();
@@ -294,6 +413,11 @@ HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o) {
   });
   const RunStats stats = backend->run();
   require_within_budget(stats);
+  // Everyone reaches this barrier, failed or not, so that no process waits
+  // out the timeout for one that stopped early; the check needs every
+  // process's writes done.
+  std::string done_error;
+  if (several) done_error = backend->barrier(o.shared_name + "/hash-done", o.processes, o.barrier_timeout_ms);
 
   Tally& s = totals.sum;
   r.workers = workers;
@@ -348,8 +472,11 @@ HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o) {
   r.counters = stats.counters;
   r.error = s.error;
   if (r.error.empty() && !stats.stalled.empty()) r.error = "the run stalled: " + stats.stalled;
-  if (o.verify && r.error.empty()) {
-    r.error = check_final_state(*backend, table, wl, totals.logs);
+  if (r.error.empty() && !done_error.empty()) r.error = "waiting for the other processes: " + done_error;
+  if (o.checks() && r.error.empty()) {
+    r.error = o.partitioned_writes ? check_partitioned_state(*backend, table, wl, totals.logs, first_writer, workers,
+                                                             all_writers, &r.keys_checked_exact)
+                                   : check_final_state(*backend, table, wl, totals.logs);
     r.verified = r.error.empty();
   }
   return r;
@@ -384,6 +511,9 @@ std::string HashRunResult::to_json() const {
                       {"wall_seconds", wall_seconds},
                       {"load_wall_seconds", load_wall_seconds},
                       {"counters", counters},
+                      {"processes", processes},
+                      {"process_index", process_index},
+                      {"keys_checked_exact", keys_checked_exact},
                       {"verified", verified},
                       {"trace_hash", hash}};
   if (sim_verbs_per_wall_second > 0) j["sim_verbs_per_wall_second"] = sim_verbs_per_wall_second;

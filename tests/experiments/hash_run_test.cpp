@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "latchwork/backends.h"
+#include "latchwork/structures/race/hash_table.h"
+
 namespace lw {
 namespace {
 
@@ -84,6 +87,85 @@ TEST(HashRun, SmartHtRetriesLessThanRaceUnderSkewedUpdates) {
   EXPECT_GT(smart.updates, 100u);
   EXPECT_LT(smart.retries_per_update, race.retries_per_update)
       << "smart-ht " << smart.retries_per_update << " vs race " << race.retries_per_update;
+}
+
+// Partitioned writes: every key has one writer, so every key's final value
+// is checked exactly (not only keys one coroutine wrote by chance), on the
+// simulator and on real threads, through a table created under a shared
+// name (the multi-process path, with one process).
+TEST(HashRun, PartitionedWritesCheckEveryKeyExactly) {
+  for (const char* backend : {"sim", "threads"}) {
+    for (const char* table : {"race", "smart-ht"}) {
+      ClusterConfig c = small_cluster(table, 2, 4);
+      c.backend = backend;
+      HashRunOptions o;
+      o.table = table;
+      o.mix = ycsb::Mix::kWriteHeavy;
+      o.zipf = 0.99;  // hot keys: many updates to few keys, each by its one writer
+      o.keys = 1000;
+      o.ops_per_worker = 200;
+      o.partitioned_writes = true;
+      o.shared_name = std::string("hash-run-test/") + backend + "/" + table;
+      const HashRunResult r = run_hash(c, o);
+      EXPECT_TRUE(r.ok()) << backend << " " << table << ": " << r.error;
+      EXPECT_TRUE(r.verified) << backend << " " << table;
+      EXPECT_EQ(r.keys_checked_exact, o.keys) << backend << " " << table;
+      EXPECT_EQ(r.ops, 2u * 4u * 200u) << backend << " " << table;
+      EXPECT_GT(r.updates, r.ops / 3) << backend << " " << table;
+      EXPECT_EQ(r.not_found, 0u);
+    }
+  }
+}
+
+// create() under a shared name twice on one backend: the same table, and the
+// second create (a late process) keeps what the first one's inserts wrote.
+TEST(HashRun, SharedTableCreatedTwiceIsOneTable) {
+  for (const char* backend : {"sim", "threads"}) {
+    ClusterConfig c = small_cluster("race", 1, 1);
+    c.backend = backend;
+    std::string err;
+    std::unique_ptr<Backend> b = make_backend(c, &err);
+    ASSERT_TRUE(b) << err;
+    race::TableConfig tc;
+    tc.capacity = 500;
+    tc.shared_name = "twice";
+    const Result<race::HashTable> first = race::HashTable::create(*b, tc);
+    ASSERT_EQ(first.status, Status::kOk);
+    for (uint64_t k = 1; k <= 300; ++k) ASSERT_EQ(first.value.host_insert(*b, k, k * 7), Status::kOk);
+    const Result<race::HashTable> second = race::HashTable::create(*b, tc);
+    ASSERT_EQ(second.status, Status::kOk);
+    std::string why;
+    const Result<std::map<uint64_t, uint64_t>> got = second.value.host_contents(*b, &why);
+    ASSERT_EQ(got.status, Status::kOk) << why;
+    ASSERT_EQ(got.value.size(), 300u) << backend;
+    for (const auto& [k, v] : got.value) EXPECT_EQ(v, k * 7) << backend;
+    // The same name with another size is not that table.
+    tc.capacity = 5000;
+    EXPECT_EQ(race::HashTable::create(*b, tc).status, Status::kOutOfBounds) << backend;
+  }
+}
+
+TEST(HashRun, RejectsBadMultiProcessOptions) {
+  const ClusterConfig c = small_cluster("race", 2, 4);
+  HashRunOptions o;
+  o.keys = 1000;
+  o.ops_per_worker = 10;
+  o.processes = 2;
+  EXPECT_FALSE(o.validate(c).empty()) << "no shared name";
+  o.shared_name = "t";
+  EXPECT_TRUE(o.validate(c).empty()) << o.validate(c);
+  o.process_index = 2;
+  EXPECT_FALSE(o.validate(c).empty()) << "index out of range";
+  o.process_index = 1;
+  o.verify = true;
+  EXPECT_FALSE(o.validate(c).empty()) << "verify across processes without partitioned writes";
+  o.partitioned_writes = true;
+  EXPECT_TRUE(o.validate(c).empty()) << o.validate(c);
+  o.keys = 15;  // 2 processes x 8 writers
+  EXPECT_FALSE(o.validate(c).empty()) << "fewer keys than writers";
+  o.keys = 1000;
+  o.processes = 0;
+  EXPECT_FALSE(o.validate(c).empty());
 }
 
 TEST(HashRun, RejectsBadOptions) {

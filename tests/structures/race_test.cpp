@@ -182,6 +182,22 @@ TEST(RaceHashTable, FullBucketsAreAnErrorStatus) {
   });
 }
 
+// A subtable larger than one transfer (kMaxTransferBytes, 16 MiB) is
+// initialised in pieces: 2^21 keys used to fail an invariant in create().
+TEST(RaceHashTable, SubtablesLargerThanOneTransferAreCreated) {
+  ClusterConfig c = cluster("sim", 1);
+  c.memory_node_bytes = 256ull << 20;
+  auto b = backend_for(c);
+  HashTable t = table(*b, uint64_t{1} << 21);
+  const uint64_t subtable_bytes = t.shape().groups_per_subtable * 192;
+  ASSERT_GT(subtable_bytes, uint64_t{kMaxTransferBytes});
+  const uint64_t keys[] = {1, 2, 3, 0x7fff'ffff'ffffull};
+  for (uint64_t k : keys) ASSERT_EQ(t.host_insert(*b, k, k * 10), Status::kOk);
+  std::map<uint64_t, uint64_t> want;
+  for (uint64_t k : keys) want[k] = k * 10;
+  EXPECT_EQ(contents(*b, t), want);
+}
+
 // Every worker inserts the same keys at once with its own values: inserts
 // that found a key absent race into different empty slots; resolution must
 // leave one copy (host_contents fails on a key in two slots), and every

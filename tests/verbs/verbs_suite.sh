@@ -198,5 +198,12 @@ fi
 note "the memory node served every run above"
 kill -0 "$MN" 2>/dev/null && kill -0 "$MN1" 2>/dev/null && pass "memory nodes still alive" || fail "a memory node died"
 kill "$MN" "$MN1" 2>/dev/null
+
+note "6. the RACE / SMART-HT hash table across 2 compute processes (exact final state)"
+if bash "$(dirname "$0")/hash_two_process.sh" "$BUILD"; then
+  pass "hash table: YCSB across 2 processes, RPC chunk allocation, exact final state"
+else
+  fail "hash table across 2 processes (tests/verbs/hash_two_process.sh)"
+fi
 echo "verbs suite: $((checks - failures)) of $checks checks passed"
 [ $failures -eq 0 ]

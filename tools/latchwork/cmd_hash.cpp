@@ -37,7 +37,12 @@ void print_result(const HashRunResult& r, const ClusterConfig& c) {
               r.load_wall_seconds);
   if (r.sim_verbs_per_wall_second > 0) std::printf(", %.2f M simulated verbs per wall second", r.sim_verbs_per_wall_second / 1e6);
   std::printf("\n%-22s 0x%016llx\n", "trace hash", static_cast<unsigned long long>(r.trace_hash));
-  if (r.verified) std::printf("final state: exact check passed\n");
+  if (r.verified && r.processes > 1)
+    std::printf("final state: exact check passed (process %u of %u, partitioned writes: %llu keys of this "
+                "process's writers exact, every loaded key present once)\n",
+                r.process_index, r.processes, static_cast<unsigned long long>(r.keys_checked_exact));
+  else if (r.verified)
+    std::printf("final state: exact check passed\n");
 }
 
 }  // namespace
@@ -56,7 +61,11 @@ int cmd_hash(int argc, const char* const* argv) {
                  "flag overrides the table's choice. The policies' clocks (Alg. 1's delta and the "
                  "retry-rate window) are divided by --policy-time-divisor so that a few virtual "
                  "milliseconds hold complete policy epochs. --verify checks the final table "
-                 "exactly. Exits 2 on bad input, 1 if an operation or the check fails.");
+                 "exactly. --processes P --process-index I --shared-name NAME: P compute processes "
+                 "(verbs) share one table created under NAME, started with the same flags but their "
+                 "index; process 0 loads it, all run, then each checks the final state, exactly with "
+                 "--partitioned-writes (each key then has one writer). Exits 2 on bad input, 1 if an "
+                 "operation or the check fails.");
   ClusterConfig d;
   d.set_profile("connectx");
   d.nic.profile = "cx6-200g";
@@ -87,10 +96,34 @@ int cmd_hash(int argc, const char* const* argv) {
   f.add_uint("policy-time-divisor", &divisor, "divide the SMART policies' clocks by this (1 = the paper's)", 1,
              1'000'000);
   f.add_bool("verify", &verify, "check the final table exactly against the values written");
+  uint64_t processes = 1, process_index = 0, barrier_timeout_ms = 300'000;
+  std::string shared_name;
+  bool partitioned = false;
+  f.add_uint("processes", &processes,
+             "compute processes running on one shared table (verbs; start each with the same flags "
+             "and --shared-name, and its own --process-index)",
+             1, HashRunOptions::kMaxProcesses);
+  f.add_uint("process-index", &process_index, "this process's index in [0, --processes); 0 loads the table", 0,
+             HashRunOptions::kMaxProcesses - 1);
+  f.add_string("shared-name", &shared_name,
+               "create the table under this name on the memory nodes so that every process naming it "
+               "gets the same one (required with --processes > 1; use a fresh name per run: names "
+               "live as long as the memory node)");
+  f.add_bool("partitioned-writes", &partitioned,
+             "each coroutine updates only keys whose index is its global writer index modulo all "
+             "writers (lookups go anywhere), so every key has one writer and the final state is "
+             "checked exactly (implies --verify)");
+  f.add_uint("barrier-timeout-ms", &barrier_timeout_ms,
+             "how long a process waits at each barrier for the others (the load phase runs inside the first)",
+             1, 3'600'000);
   f.add_bool("json", &json, "one JSON object instead of the report");
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
+  if (processes > 1 && c.backend != "verbs")
+    return usage_error(f, "--processes > 1 needs --backend verbs (other backends run in one process)");
+  if (processes > 1 && shared_name.empty()) return usage_error(f, "--processes > 1 needs --shared-name NAME");
+  if (process_index >= processes) return usage_error(f, "--process-index must be below --processes");
   // The table's preset first, then whatever was named explicitly.
   ClusterConfig preset = c;
   apply_hash_table_preset(table, &preset);
@@ -112,6 +145,11 @@ int cmd_hash(int argc, const char* const* argv) {
   o.offered_mops = offered;
   o.verify = verify;
   o.workload_seed = preset.seed;
+  o.processes = static_cast<uint32_t>(processes);
+  o.process_index = static_cast<uint32_t>(process_index);
+  o.shared_name = shared_name;
+  o.partitioned_writes = partitioned;
+  o.barrier_timeout_ms = barrier_timeout_ms;
   if (std::string e = o.validate(preset); !e.empty()) return usage_error(f, e);
   const HashRunResult r = run_hash(preset, o);
   if (json) std::printf("%s\n", r.to_json().c_str());

@@ -49,6 +49,32 @@ struct HashRunOptions {
   bool verify = false;
   uint64_t workload_seed = 1;  // the key scramble; the run's seed drives the rest
 
+  // Several compute processes on one table (verbs; in-process backends run
+  // one). Every process runs with the same cluster, options and shared_name
+  // except process_index. The table is created under shared_name
+  // (race::TableConfig::shared_name); process 0 loads it; all wait at the
+  // barrier shared_name + "/hash-loaded", run, wait at ".../hash-done", then
+  // each checks the final state. Process I > 0 runs with the cluster's seed
+  // mixed with I (its coroutines draw other operations); workload_seed,
+  // the key set, is common.
+  uint32_t processes = 1;
+  uint32_t process_index = 0;
+  std::string shared_name;  // required when processes > 1; "" = a private table
+  uint64_t barrier_timeout_ms = 300'000;  // each barrier; the load phase runs inside the first
+  // Each coroutine's updates go only to keys whose index (key - 1) is
+  // congruent to its global writer index (process_index x workers + its
+  // index) modulo the writers of all processes; lookups go anywhere. Every
+  // key then has one writer, so the final state is known exactly: each key
+  // of this process's writers holds the last value written (or the loaded
+  // one), every other key its loaded value or one tagged by its writer, and
+  // the table holds exactly the loaded keys. Implies the check (verify).
+  // An update's key is its drawn key moved within its block of `writers`
+  // consecutive indexes, so the mix's skew is kept only roughly.
+  bool partitioned_writes = false;
+  static constexpr uint32_t kMaxProcesses = 1024;
+
+  bool checks() const { return verify || partitioned_writes; }
+
   static constexpr uint32_t kRetryBuckets = 16;  // 0..14 exact, 15 = 15 or more
   static constexpr uint64_t kMaxVerifiedOps = 1ull << 22;
   std::string validate(const ClusterConfig& c) const;
@@ -76,6 +102,8 @@ struct HashRunResult {
   Nanos elapsed_ns = 0;
   uint64_t trace_hash = 0;
   std::map<std::string, double> counters;  // the NIC model's
+  uint32_t processes = 1, process_index = 0;
+  uint64_t keys_checked_exact = 0;  // keys of this process's writers (partitioned writes)
   bool verified = false;     // the final-state check ran and passed
   std::string error;         // a failed operation, a missed lookup, or the check's finding
 

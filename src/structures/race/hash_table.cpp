@@ -326,10 +326,44 @@ Result<HashTable> HashTable::create(Backend& b, const TableConfig& cfg) {
   std::vector<Bucket> image(s->groups * kBucketsPerGroup);
   for (uint32_t t = 0; t < s->subtables; ++t) {
     const NodeId node = static_cast<NodeId>(t % c.memory_nodes);
-    const RemoteAddr base = b.allocate(node, bytes, kCacheLine);
+    const bool shared = !cfg.shared_name.empty();
+    RemoteAddr base;
+    if (shared) {
+      std::ostringstream name;
+      name << cfg.shared_name << "/subtable" << t;
+      base = b.allocate_shared(node, name.str(), bytes);
+    } else {
+      base = b.allocate(node, bytes, kCacheLine);
+    }
     if (base.is_null()) return {Status::kOutOfBounds, {}};
-    for (Bucket& k : image) k = Bucket{s->global_depth, t, {}};
-    b.host_write(base, image.data(), bytes);
+    if (!shared) {
+      for (Bucket& k : image) k = Bucket{s->global_depth, t, {}};
+      // Host writes are bounded like verbs (kMaxTransferBytes): large tables go in pieces.
+      const auto* src = reinterpret_cast<const std::byte*>(image.data());
+      for (uint64_t done = 0; done < bytes;) {
+        const uint64_t n = std::min<uint64_t>(bytes - done, kMaxTransferBytes);
+        b.host_write(RemoteAddr(base.node(), base.offset() + done), src + done, n);
+        done += n;
+      }
+    } else {
+      // Another process may have created this table already and be inserting
+      // into it: writing the whole image would zero its slots. Read what is
+      // there (in pieces, like the writes above) and write only the headers
+      // that are not yet right: the first creator writes them all, later
+      // ones none, and a header is the same 8 bytes in every process, so
+      // concurrent creators agree.
+      auto* dst = reinterpret_cast<std::byte*>(image.data());
+      for (uint64_t done = 0; done < bytes;) {
+        const uint64_t n = std::min<uint64_t>(bytes - done, kMaxTransferBytes);
+        b.host_read(RemoteAddr(base.node(), base.offset() + done), dst + done, n);
+        done += n;
+      }
+      const Bucket want{s->global_depth, t, {}};
+      for (size_t i = 0; i < image.size(); ++i) {
+        if (image[i].local_depth == want.local_depth && image[i].suffix == want.suffix) continue;
+        b.host_write(base + i * sizeof(Bucket), &want, offsetof(Bucket, slots));
+      }
+    }
     s->subtable_base.push_back(base);
   }
   const size_t thread_slots = c.total_compute_threads() + size_t{c.memory_nodes} * c.memory_node_threads;
@@ -651,7 +685,14 @@ Result<std::map<uint64_t, uint64_t>> HashTable::host_contents(Backend& b, std::s
   };
   std::vector<Bucket> image(s.groups * kBucketsPerGroup);
   for (uint32_t t = 0; t < s.subtables; ++t) {
-    b.host_read(s.subtable_base[t], image.data(), image.size() * sizeof(Bucket));
+    // In pieces: host reads are bounded by kMaxTransferBytes like verbs.
+    const uint64_t bytes = image.size() * sizeof(Bucket);
+    auto* dst = reinterpret_cast<std::byte*>(image.data());
+    for (uint64_t done = 0; done < bytes;) {
+      const uint64_t n = std::min<uint64_t>(bytes - done, kMaxTransferBytes);
+      b.host_read(s.subtable_base[t] + done, dst + done, n);
+      done += n;
+    }
     for (size_t k = 0; k < image.size(); ++k) {
       const Bucket& bucket = image[k];
       const RemoteAddr bucket_addr = s.subtable_base[t] + k * sizeof(Bucket);

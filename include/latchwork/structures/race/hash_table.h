@@ -78,6 +78,15 @@ struct TableConfig {
   // coroutines) and carves locally.
   uint64_t block_chunk_bytes = 64u << 10;
   Variant variant = Variant::kCorrect;
+  // Empty: a private table. Otherwise subtable i is Backend::allocate_shared
+  // (node, shared_name + "/subtable" + i), so every process of a run that
+  // creates the table under this name (with the same config and cluster
+  // shape) gets the same table: the first allocation comes zeroed and
+  // create() writes only bucket headers, which are the same bytes in every
+  // process, so a late create() never clobbers keys another process already
+  // inserted. Blocks still come from per-process chunks (disjoint: a memory
+  // node never hands out an address twice).
+  std::string shared_name;
   static constexpr uint64_t kMaxCapacity = uint64_t{1} << 32;
   // An error message naming the bad field, or "".
   std::string validate() const;
@@ -102,7 +111,8 @@ class HashTable {
 
   // Allocates the subtables over every memory node and writes their bucket
   // headers (host-side, before run()). kBadLength for a config that does not
-  // validate(); kOutOfBounds when the nodes are too small.
+  // validate(); kOutOfBounds when the nodes are too small (or, shared, when
+  // the name exists with another size).
   static Result<HashTable> create(Backend& b, const TableConfig& cfg);
 
   struct Found {
