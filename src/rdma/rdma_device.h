@@ -70,6 +70,9 @@ class RdmaDevice {
   uint64_t max_dm_size_ = 0;
 };
 
+// Local write only (send and receive buffers). An int, not the enum: rdma-core's
+// ibv_reg_mr macro ANDs the flags with another enum type (clang: deprecated).
+inline constexpr int kLocalAccess = IBV_ACCESS_LOCAL_WRITE;
 // Atomic rights and local write for everything we register.
 inline constexpr int kRemoteAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
                                      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;

@@ -1,5 +1,7 @@
 #include "rpc_buffers.h"
 
+#include "rdma_device.h"
+
 #include <sys/mman.h>
 
 #include <cerrno>
@@ -20,7 +22,7 @@ std::string RpcBuffers::init(ibv_pd* pd, uint32_t count) {
   void* p = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return "cannot map " + std::to_string(mapped_) + " bytes of RPC buffers";
   base_ = static_cast<std::byte*>(p);
-  mr_ = ibv_reg_mr(pd, base_, mapped_, IBV_ACCESS_LOCAL_WRITE);
+  mr_ = ibv_reg_mr(pd, base_, mapped_, kLocalAccess);
   if (!mr_) return std::string("ibv_reg_mr (RPC buffers): ") + std::strerror(errno);
   count_ = count;
   return {};

@@ -1,5 +1,7 @@
 #include "staging_ring.h"
 
+#include "rdma_device.h"
+
 #include <sys/mman.h>
 
 #include "latchwork/base/layout.h"
@@ -17,7 +19,7 @@ std::string StagingRing::init(ibv_pd* pd, uint64_t bytes) {
   void* p = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return "cannot map a staging buffer of " + std::to_string(mapped_) + " bytes";
   base_ = static_cast<std::byte*>(p);
-  mr_ = ibv_reg_mr(pd, base_, mapped_, IBV_ACCESS_LOCAL_WRITE);
+  mr_ = ibv_reg_mr(pd, base_, mapped_, kLocalAccess);
   if (!mr_)
     return "cannot register a staging buffer of " + std::to_string(mapped_) +
            " bytes (ibv_reg_mr; check `ulimit -l`)";
