@@ -52,6 +52,16 @@ std::vector<BuiltinInfo> make_registry() {
                "RACE under the SMART runtime: throttling, backoff, dynamic limit, coroutine throttling"});
   v.push_back({"hash", "unordered-publish", false,
                "RACE whose slot CAS does not wait for the key-value block's WRITE (another node)"});
+  v.push_back({"locks", "alock", true,
+               "ALock (Baran et al.): cohort MCS queues + Peterson; local workers use only CPU accesses"});
+  v.push_back({"locks", "spin", true, "RDMA CAS spinlock, local workers through loopback; release by WRITE 0"});
+  v.push_back({"locks", "mcs", true, "RDMA MCS: tail CAS by RDMA, waiters spin on their own descriptor"});
+  v.push_back({"locks", "spin-local-cpu", false,
+               "spinlock whose local workers CAS with the CPU: not atomic with NIC CAS (atomic_loses_cpu)"});
+  v.push_back({"locks", "alock-victim-after-check", false,
+               "ALock whose Peterson tests before writing victim: enters beside the other cohort's holder"});
+  v.push_back({"locks", "alock-no-victim", false,
+               "ALock with Peterson's flags only: two cohort leaders wait on each other forever"});
   return v;
 }
 
@@ -76,11 +86,14 @@ std::vector<std::string> builtin_schemes(const std::string& structure) {
 }
 
 std::string BuiltinOptions::validate() const {
-  if (structure != "tuples" && structure != "btree" && structure != "hash")
-    return "structure must be tuples, btree or hash";
+  if (structure != "tuples" && structure != "btree" && structure != "hash" && structure != "locks")
+    return "structure must be tuples, btree, hash or locks";
   if (!find_builtin(structure, scheme)) {
     if (structure == "btree") return "the btree structure takes the schemes btree-optimistic and btree-pessimistic";
     if (structure == "hash") return "the hash structure takes the schemes race, smart-ht and unordered-publish";
+    if (structure == "locks")
+      return "the locks structure takes the schemes alock, spin, mcs, spin-local-cpu, alock-victim-after-check "
+             "and alock-no-victim";
     TupleStoreOptions t;
     if (std::string e = parse_tuple_scheme(scheme, &t); !e.empty()) return e;
     return "scheme " + scheme + " is not a tuples scheme";
@@ -89,6 +102,10 @@ std::string BuiltinOptions::validate() const {
   if (max_attempts == 0) return "max attempts must be positive";
   if (structure == "btree") return keys == 0 || keys > 100000 ? "keys must be in [1, 100000]" : "";
   if (structure == "hash") return keys == 0 || keys > 100000 ? "keys must be in [1, 100000]" : "";
+  if (structure == "locks") {
+    if (local_percent > 100) return "local percent must be in [0, 100]";
+    return keys == 0 || keys > 4096 ? "keys must be in [1, 4096]" : "";
+  }
   if (keys == 0 || keys > 4096) return "keys must be in [1, 4096]";
   TupleStoreOptions t;
   parse_tuple_scheme(scheme, &t);
@@ -105,6 +122,7 @@ std::string BuiltinOptions::validate(const Options& o) const {
   const ClusterConfig c = detail::seed_cluster(o, plan_for(o, o.first_seed), o.shape);
   if (std::string e = c.check_queue_depth(ClusterConfig::kMaxBatchWrs); !e.empty()) return e;
   if (structure == "hash") return builtin_detail::hash_dry_run(c, *this);
+  if (structure == "locks") return builtin_detail::locks_validate(c, *this);
   return structure == "btree" ? builtin_detail::btree_dry_run(c, *this)
                               : builtin_detail::tuples_dry_run(c, *this, o.shape.ops_per_worker);
 }
@@ -116,6 +134,15 @@ Options builtin_check_options(const BuiltinOptions& b, const ClusterConfig& base
   o.cluster.budget.progress_seconds = 0;  // the command reports progress per seed
   if (b.structure == "tuples") tuple_scheme_prepare_cluster(b.scheme, &o.cluster);
   if (b.structure == "hash") builtin_detail::hash_prepare_cluster(b.scheme, &o.cluster);
+  if (b.structure == "locks") {
+    // Symmetric nodes: the workers are memory-node threads (two per node);
+    // one compute worker (a remote-only client of the spinlocks).
+    builtin_detail::locks_prepare_cluster(&o.cluster);
+    o.shape.compute_nodes = 1;
+    o.shape.threads_per_node = 1;
+    o.shape.coroutines_per_thread = 1;
+    o.shape.memory_node_threads = 2;
+  }
   o.first_seed = base.seed;
   return o;
 }
@@ -129,6 +156,7 @@ std::pair<RemoteAddr, uint64_t> builtin_key_range(const BuiltinOptions& b, const
 WorkloadFactory builtin_workload(const BuiltinOptions& b) {
   LW_CHECK_MSG(b.validate().empty(), b.validate());
   if (b.structure == "hash") return builtin_detail::hash_workload(b);
+  if (b.structure == "locks") return builtin_detail::locks_workload(b);
   return b.structure == "btree" ? builtin_detail::btree_workload(b) : builtin_detail::tuples_workload(b);
 }
 

@@ -1,5 +1,5 @@
 // Shared by the built-ins' source files (builtin.cpp, builtin_tuples.cpp,
-// builtin_btree.cpp, builtin_hash.cpp).
+// builtin_btree.cpp, builtin_hash.cpp, builtin_locks.cpp).
 #pragma once
 
 #include <string>
@@ -23,5 +23,11 @@ std::pair<RemoteAddr, uint64_t> tuples_key_range(const ClusterConfig& c, const B
 WorkloadFactory tuples_workload(const BuiltinOptions& b);
 WorkloadFactory btree_workload(const BuiltinOptions& b);
 WorkloadFactory hash_workload(const BuiltinOptions& b);
+
+// The lock table (builtin_locks.cpp): two memory nodes at least; the seed
+// cluster's shape and the table checked ("" or why not).
+void locks_prepare_cluster(ClusterConfig* c);
+std::string locks_validate(const ClusterConfig& c, const BuiltinOptions& b);
+WorkloadFactory locks_workload(const BuiltinOptions& b);
 
 }  // namespace lw::check::builtin_detail

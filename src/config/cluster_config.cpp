@@ -268,14 +268,22 @@ std::string ClusterConfig::validate() const {
   if (backend != "sim" && backend != "threads" && backend != "verbs")
     return "backend must be sim, threads or verbs, got \"" + backend + "\"";
   std::string e;
+  if (backend != "verbs" && verbs.local_node >= 0)
+    return "verbs.local_node (latchwork node) is for the verbs backend";
   if (backend == "verbs") {
     if (verbs.cluster_file.empty() && verbs.cluster.memory_nodes.empty())
       return "the verbs backend needs a cluster file (--cluster FILE) listing the memory nodes";
     if (verbs.cluster.memory_nodes.size() != memory_nodes)
       return "memory_nodes is " + std::to_string(memory_nodes) + " but the cluster file lists " +
              std::to_string(verbs.cluster.memory_nodes.size());
-    if (memory_node_threads != 0)
-      return "the verbs backend runs no threads on memory nodes (their CPUs only set up connections)";
+    if (verbs.local_node >= 0 && static_cast<uint64_t>(verbs.local_node) >= memory_nodes)
+      return "verbs.local_node is " + std::to_string(verbs.local_node) + " but the cluster file lists " +
+             std::to_string(memory_nodes) + " memory nodes";
+    if (memory_node_threads != 0 && verbs.local_node < 0)
+      return "the verbs backend runs memory-node threads only in a `latchwork node` process, which "
+             "serves that node itself (verbs.local_node); `latchwork memnode` processes run none";
+    if (verbs.local_node >= 0 && (verbs.barrier_timeout_ms < 10 || verbs.barrier_timeout_ms > 3'600'000))
+      return "verbs.barrier_timeout_ms must be in [10, 3600000], got " + std::to_string(verbs.barrier_timeout_ms);
     for (const auto& [name, value] : {std::pair<const char*, uint64_t>{"verbs.connect_timeout_ms", verbs.connect_timeout_ms},
                                       {"verbs.op_timeout_ms", verbs.op_timeout_ms},
                                       {"verbs.staging_bytes", verbs.staging_bytes}}) {

@@ -364,6 +364,13 @@ bool LitmusTest::allowed(const std::string& outcome, const Semantics& s) const {
   return !weak.empty() && outcome == weak && relaxation && s.*relaxation;
 }
 
+std::vector<std::string> LitmusTest::allowed_outcomes(const Semantics& s) const {
+  std::vector<std::string> out = sequential;
+  if (!weak.empty() && relaxation && s.*relaxation) out.push_back(weak);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 const std::vector<LitmusTest>& litmus_tests() {
   static const std::vector<LitmusTest> tests = {
       {"line_atomic", "an aligned 64-byte line is read and written atomically", line_atomic,

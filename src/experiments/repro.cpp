@@ -1,4 +1,5 @@
 #include "latchwork/experiments/repro.h"
+#include "latchwork/experiments/repro_lock.h"
 #include "latchwork/experiments/repro_rpc.h"
 
 #include <algorithm>
@@ -253,6 +254,11 @@ ReproFigure smart_fig9();
 ReproFigure smart_fig13();
 ReproFigure smart_fig14();
 ReproFigure smart_table1();
+// ALock §2 and §6 (src/repro/alock/, one file per figure).
+ReproFigure alock_fig1();
+ReproFigure alock_fig4();
+ReproFigure alock_fig5();
+ReproFigure alock_fig6();
 
 const std::vector<ReproFigure>& repro_figures() {
   static const std::vector<ReproFigure> figures = {
@@ -282,6 +288,10 @@ const std::vector<ReproFigure>& repro_figures() {
       smart_fig9(),
       smart_fig14(),
       smart_table1(),
+      alock_fig1(),
+      alock_fig4(),
+      alock_fig5(),
+      alock_fig6(),
   };
   return figures;
 }
@@ -330,7 +340,9 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
       r.results.push_back(r.results[static_cast<size_t>(p.same_run_as)]);
       continue;
     }
-    if (is_rpc_point(p)) {
+    if (p.lock_table) {
+      r.results.push_back(run_lock_point(p));
+    } else if (is_rpc_point(p)) {
       r.results.push_back(run_rpc_point(p));
     } else if (p.hash) {
       r.results.push_back(run_hash(p.cluster, *p.hash).to_perf_result());

@@ -2,10 +2,12 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <list>
 #include <map>
 #include <mutex>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "latchwork/base/layout.h"
 #include "latchwork/verbs/node_memory.h"
 #include "latchwork/verbs/rpc_builtin.h"
+#include "local_region.h"
 #include "memnode_protocol.h"
 #include "memnode_region.h"
 #include "rdma_device.h"
@@ -102,7 +105,8 @@ class Session {
             {"rkey", region_.mr->rkey},
             {"dm_bytes", region_.dm_bytes},
             {"dm_rkey", region_.dm_mr ? region_.dm_mr->rkey : 0},
-            {"handlers", handler_names()}};
+            {"handlers", handler_names()},
+            {"instance", region_.instance}};
   }
 
   // What register_handler() on the compute side resolves names against.
@@ -148,16 +152,22 @@ class Session {
   json alloc_shared(const json& req) {
     const std::string name = req.value("name", "");
     const uint64_t bytes = req.value("bytes", uint64_t{0});
+    const uint64_t align = req.value("align", uint64_t{64});
     if (name.empty() || bytes == 0) return fail("alloc_shared needs a name and bytes > 0");
+    // An existing name answers its offset, or 0 and its size when the sizes differ.
+    auto existing = [&](const std::pair<uint64_t, uint64_t>& e) -> json {
+      if (e.second == bytes) return {{"ok", true}, {"offset", e.first}};
+      return {{"ok", true}, {"offset", 0}, {"bytes", e.second}};
+    };
     {
       std::lock_guard<std::mutex> lock(region_.mu);
-      if (auto it = region_.shared.find(name); it != region_.shared.end())
-        return {{"ok", true}, {"offset", it->second.second == bytes ? it->second.first : 0}};
+      if (auto it = region_.shared.find(name); it != region_.shared.end()) return existing(it->second);
     }
-    json r = alloc({{"bytes", bytes}, {"align", 64}});
+    json r = alloc({{"bytes", bytes}, {"align", align}});
+    if (!r.value("ok", false)) return r;
     std::lock_guard<std::mutex> lock(region_.mu);
     if (auto it = region_.shared.find(name); it != region_.shared.end())  // raced: first wins
-      return {{"ok", true}, {"offset", it->second.second == bytes ? it->second.first : 0}};
+      return existing(it->second);
     const uint64_t off = r.value("offset", uint64_t{0});
     if (off) region_.shared[name] = {off, bytes};  // fresh mmap memory is zero
     return {{"ok", true}, {"offset", off}};
@@ -204,16 +214,23 @@ class Session {
 }  // namespace rdma
 
 std::string run_memnode(const MemnodeOptions& o, const std::atomic<bool>& stop,
-                        const std::function<void(const std::string&)>& log) {
+                        const std::function<void(const std::string&)>& log,
+                        const std::function<void()>& serving) {
   using namespace rdma;
   if (std::string e = o.validate(); !e.empty()) return e;
   std::unique_ptr<RdmaDevice> dev;
   if (std::string e = RdmaDevice::open(o.device, o.ib_port, o.gid_index, &dev); !e.empty()) return e;
   Region region;
   if (std::string e = map_memory(o, &region); !e.empty()) return e;
+  {
+    std::random_device rd;
+    region.instance = (uint64_t{rd()} << 32 | rd()) ^ (uint64_t(::getpid()) << 20) ^ monotonic_ms();
+    if (region.instance == 0) region.instance = 1;
+  }
   struct Cleanup {
     Region& r;
     ~Cleanup() {
+      withdraw_local_region(r.instance);
       if (r.dm_mr) ibv_dereg_mr(r.dm_mr);
       if (r.dm) ibv_free_dm(r.dm);
       if (r.mr) ibv_dereg_mr(r.mr);
@@ -245,6 +262,8 @@ std::string run_memnode(const MemnodeOptions& o, const std::atomic<bool>& stop,
       (region.huge ? " (2 MiB pages)" : "") + " on " + dev->name() + " port " +
       std::to_string(dev->port()) + " gid " + std::to_string(dev->gid_index()) + " at " +
       o.listen.host + ":" + std::to_string(port) + "; device memory: " + dm_note);
+  publish_local_region({region.instance, static_cast<std::byte*>(region.base), region.bytes});
+  if (serving) serving();
 
   std::list<std::thread> sessions;
   std::atomic<uint32_t> live{0};
@@ -261,9 +280,57 @@ std::string run_memnode(const MemnodeOptions& o, const std::atomic<bool>& stop,
     });
   }
   ::close(lfd);
-  region.cv.notify_all();
+  {
+    // Wake barrier waiters under the lock, so none misses the stop.
+    std::lock_guard<std::mutex> lock(region.mu);
+    region.cv.notify_all();
+  }
   for (auto& t : sessions) t.join();
   log("memnode: stopped");
+  return {};
+}
+
+}  // namespace lw
+
+namespace lw {
+
+namespace rdma {
+namespace {
+std::mutex g_local_mu;
+std::vector<LocalRegion> g_local;
+}  // namespace
+
+void publish_local_region(const LocalRegion& r) {
+  std::lock_guard<std::mutex> lock(g_local_mu);
+  g_local.push_back(r);
+}
+
+void withdraw_local_region(uint64_t instance) {
+  std::lock_guard<std::mutex> lock(g_local_mu);
+  std::erase_if(g_local, [&](const LocalRegion& r) { return r.instance == instance; });
+}
+
+bool find_local_region(uint64_t instance, LocalRegion* out) {
+  std::lock_guard<std::mutex> lock(g_local_mu);
+  for (const LocalRegion& r : g_local)
+    if (r.instance == instance) {
+      *out = r;
+      return true;
+    }
+  return false;
+}
+}  // namespace rdma
+
+std::string memnode_barrier(const MemoryNodeAddress& node, const std::string& name, uint32_t parties,
+                            uint64_t timeout_ms, uint32_t connect_timeout_ms) {
+  rdma::TcpChannel ch;
+  if (std::string e = rdma::TcpChannel::connect(node, connect_timeout_ms, &ch); !e.empty()) return e;
+  rdma::json reply;
+  if (std::string e = ch.call({{"op", rdma::kOpBarrier}, {"name", name}, {"parties", parties},
+                               {"timeout_ms", timeout_ms}},
+                              &reply, static_cast<uint32_t>(std::min<uint64_t>(timeout_ms + 5000, UINT32_MAX)));
+      !e.empty())
+    return "barrier \"" + name + "\" at memory node " + node.to_string() + ": " + e;
   return {};
 }
 

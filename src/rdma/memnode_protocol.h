@@ -2,11 +2,15 @@
 // Every reply carries "ok"; a refused request carries "error".
 //
 //   hello         -> version, device, node_bytes, addr, rkey, dm_bytes, dm_rkey,
-//                    handlers[]: the RPC handler names the node serves, in id order
+//                    handlers[]: the RPC handler names the node serves, in id order,
+//                    instance: random per server (a backend in the server's own
+//                    process finds its memory by it: local_region.h)
 //   connect qps[] -> qps[]: one responder QP per requester QP endpoint, each
 //                    with rpc_wire.h's kRpcSlots RECVs posted (version 2)
 //   alloc bytes align device   -> offset (0 = full)
-//   alloc_shared name bytes    -> offset of the zeroed region all callers share
+//   alloc_shared name bytes [align] -> offset of the zeroed region all callers
+//                    share (align default 64); offset 0 when full, or 0 and the
+//                    existing region's bytes when the name exists with another size
 //   barrier name parties timeout_ms -> ok once `parties` callers arrived
 #pragma once
 

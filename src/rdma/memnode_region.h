@@ -23,6 +23,9 @@ struct Region {
   ibv_dm* dm = nullptr;
   ibv_mr* dm_mr = nullptr;
   uint64_t dm_bytes = 0;
+  // Random per server: a compute side whose process holds a region of this
+  // instance (local_region.h) reaches the memory with its CPU too.
+  uint64_t instance = 0;
 
   std::mutex mu;
   std::condition_variable cv;

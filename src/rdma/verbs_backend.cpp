@@ -2,18 +2,42 @@
 // control-plane calls (allocation, barriers) and run().
 #include "latchwork/rdma/verbs_backend.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
 
 #include "latchwork/base/assert.h"
 #include "latchwork/verbs/rpc_builtin.h"
+#include "local_region.h"
 #include "memnode_protocol.h"
 #include "verbs_impl.h"
 
 namespace lw {
 
 using rdma::json;
+
+namespace {
+// Symmetric backends created by this process so far: the names of their
+// host-side allocations and barriers carry it, so a second backend in the
+// same process (and its peers, which create theirs in the same order) never
+// meets the first one's memory.
+std::atomic<uint64_t> g_symmetric_backends{0};
+
+std::string symmetric_prefix(uint64_t generation) {
+  return "symmetric/" + std::to_string(generation) + "/";
+}
+}  // namespace
+
+rdma::Engine& VerbsBackend::Impl::engine_for(const Placement& p) {
+  const size_t t = thread_index(cfg, p);  // checks the slot exists
+  if (!p.on_memory_node()) return *engines[t];
+  LW_CHECK_MSG(symmetric() && p.node == static_cast<NodeId>(cfg.verbs.local_node),
+               "the verbs backend runs coroutines on a memory node only in the `latchwork node` "
+               "process that serves it (verbs.local_node " + std::to_string(cfg.verbs.local_node) +
+                   "), not on node " + std::to_string(p.node));
+  return *engines[cfg.total_compute_threads() + p.thread];
+}
 
 Status VerbsBackend::Impl::check(const WorkRequest& wr) const {
   const NodeId n = wr.remote.node();
@@ -79,6 +103,16 @@ std::unique_ptr<VerbsBackend> VerbsBackend::connect(const ClusterConfig& config,
     node->dm_rkey = reply.value("dm_rkey", 0u);
     if (node->node_bytes <= NodeMemory::kReservedBytes || node->base_addr == 0)
       return fail(who + " announced no memory");
+    // A node served by this very process (`latchwork node`): its threads
+    // reach the memory with the CPU as well.
+    if (rdma::LocalRegion local; find_local_region(reply.value("instance", uint64_t{0}), &local)) {
+      if (local.bytes < node->node_bytes) return fail(who + ": its in-process region is smaller than announced");
+      node->local_base = local.base;
+    }
+    if (config.verbs.local_node == static_cast<int64_t>(i) && node->local_base == nullptr)
+      return fail(who + " is not served by this process, but verbs.local_node is " + std::to_string(i) +
+                  " (`latchwork node --index " + std::to_string(i) +
+                  "` serves the cluster file's entry " + std::to_string(i) + " itself)");
     // The node's RPC handler table, by name in id order (register_handler).
     if (auto h = reply.find("handlers"); h != reply.end() && h->is_array() && h->size() <= kMaxRpcHandlers) {
       for (const json& name : *h)
@@ -103,9 +137,15 @@ std::unique_ptr<VerbsBackend> VerbsBackend::connect(const ClusterConfig& config,
       ++same;
     s.rpc_handlers = same;
   }
-  // One engine per compute thread, and one for host-side set-up; the QP
-  // policy decides what the compute threads' engines are built on.
-  const uint64_t engines = config.total_compute_threads() + 1;
+  // One engine per compute thread, one per thread of the memory node this
+  // process serves (symmetric nodes), and one for host-side set-up; the QP
+  // policy decides what the threads' engines are built on.
+  if (s.symmetric()) {
+    s.generation = g_symmetric_backends.fetch_add(1);
+    s.host_allocs.assign(s.nodes.size(), 0);
+  }
+  const uint64_t engines =
+      config.total_compute_threads() + (s.symmetric() ? config.memory_node_threads : 0) + 1;
   if (std::string e = s.resources.acquire(config.nic.qp_policy, *s.device, cf,
                                           static_cast<uint32_t>(engines - 1));
       !e.empty())
@@ -154,7 +194,8 @@ Capabilities VerbsBackend::capabilities() const {
   Capabilities c;
   c.device_memory = dm;
   c.masked_atomics = false;
-  c.cpu_access = false;
+  // Only in a `latchwork node` process, for the node it serves.
+  c.cpu_access = impl_->symmetric() && impl_->nodes[impl_->cfg.verbs.local_node]->local_base != nullptr;
   c.deterministic = false;
   c.line_atomic = !software;
   c.rpc = impl_->rpc_handlers > 0;
@@ -203,6 +244,41 @@ RemoteAddr allocation(VerbsBackend::Impl& s, NodeId node, const json& request) {
 
 }  // namespace
 
+namespace {
+
+// Symmetric nodes: the k-th host-side allocation of this process on a node is
+// the shared region "symmetric/<backend>/<node>/<k>", so every node process
+// running the same set-up gets the same addresses (and the first to ask
+// allocates). A size that differs from another process's means the set-ups
+// diverged: that ends the run.
+RemoteAddr symmetric_allocation(VerbsBackend::Impl& s, NodeId node, uint64_t bytes, uint64_t align) {
+  uint64_t k = 0;
+  {
+    std::lock_guard<std::mutex> lock(s.host_alloc_mu);
+    k = s.host_allocs[node]++;
+  }
+  const std::string name = symmetric_prefix(s.generation) + std::to_string(node) + "/" + std::to_string(k);
+  std::string err;
+  json r = call(s, node, {{"op", rdma::kOpAllocShared}, {"name", name}, {"bytes", bytes}, {"align", align}},
+                s.cfg.verbs.connect_timeout_ms, &err);
+  if (!err.empty()) {
+    s.transport_error("memory node " + std::to_string(node) + ": allocation \"" + name + "\" failed: " + err);
+    return {};
+  }
+  if (const uint64_t theirs = r.value("bytes", uint64_t{0}); theirs != 0 && theirs != bytes) {
+    s.transport_error("the node processes' set-ups diverged: host-side allocation #" + std::to_string(k) +
+                      " on memory node " + std::to_string(node) + " is " + std::to_string(bytes) +
+                      " bytes here but " + std::to_string(theirs) +
+                      " bytes in another process (every `latchwork node` process must allocate "
+                      "the same sequence before run())");
+    return {};
+  }
+  const uint64_t off = r.value("offset", uint64_t{0});
+  return off ? RemoteAddr(node, off) : RemoteAddr();
+}
+
+}  // namespace
+
 RemoteAddr VerbsBackend::allocate(NodeId node, uint64_t bytes, uint64_t align) {
   if (node >= impl_->nodes.size() || bytes == 0) return {};
   // From a coroutine during run(): the node's alloc_chunk handler over RPC
@@ -220,6 +296,7 @@ RemoteAddr VerbsBackend::allocate(NodeId node, uint64_t bytes, uint64_t align) {
     if (st != Status::kOk || call.reply_bytes != 8) return {};
     return RemoteAddr::from_raw(raw);
   }
+  if (!e && impl_->symmetric()) return symmetric_allocation(*impl_, node, bytes, align);
   return allocation(*impl_, node, {{"op", rdma::kOpAlloc}, {"bytes", bytes}, {"align", align}});
 }
 
@@ -273,8 +350,7 @@ void VerbsBackend::host_read(RemoteAddr src, void* dst, uint64_t bytes) {
 void VerbsBackend::spawn(Placement p, WorkerMain main) {
   Impl& s = *impl_;
   LW_CHECK_MSG(!s.ran, "spawn after run");
-  LW_CHECK_MSG(!p.on_memory_node(), "the verbs backend runs no coroutines on memory nodes");
-  rdma::Engine* e = s.engines[thread_index(s.cfg, p)].get();
+  rdma::Engine* e = &s.engine_for(p);
   auto co = std::make_unique<rdma::Coroutine>(e, p, worker_seed(s.cfg.seed, p), std::move(main));
   co->task = co->main(co->worker);
   co->resume_point = co->task.handle();
@@ -286,12 +362,25 @@ RunStats VerbsBackend::run() {
   Impl& s = *impl_;
   LW_CHECK_MSG(!s.ran, "a VerbsBackend runs once");
   s.ran = true;
+  RunStats stats;
+  // Symmetric nodes: no process starts before every one has set up (they
+  // initialise shared memory host-side), and run() returns only when all
+  // are done (so that results read afterwards are final).
+  auto symmetric_barrier = [&](const char* what) {
+    if (!s.symmetric()) return true;
+    const std::string name = symmetric_prefix(s.generation) + what;
+    const std::string e = barrier(name, static_cast<uint32_t>(s.nodes.size()), s.cfg.verbs.barrier_timeout_ms);
+    if (e.empty()) return true;
+    s.transport_error("the node processes did not meet at \"" + name + "\": " + e);
+    stats.stalled = "barrier " + name + ": " + e;
+    return false;
+  };
+  if (!symmetric_barrier("run-start")) return stats;
   s.start = std::chrono::steady_clock::now();
   std::vector<std::thread> running;
   for (size_t i = 0; i + 1 < s.engines.size(); ++i)
     if (s.engines[i]->has_coroutines()) running.emplace_back([e = s.engines[i].get()] { e->run(); });
   for (auto& t : running) t.join();
-  RunStats stats;
   const auto wall = std::chrono::steady_clock::now() - s.start;
   stats.elapsed_ns = static_cast<Nanos>(std::chrono::duration_cast<std::chrono::nanoseconds>(wall).count());
   stats.wall_seconds = std::chrono::duration<double>(wall).count();
@@ -310,6 +399,7 @@ RunStats VerbsBackend::run() {
   stats.counters["verbs.room_waits"] = static_cast<double>(sum.room_waits);
   stats.counters["verbs.flushes"] = static_cast<double>(sum.flushes);
   stats.counters["verbs.transport_errors"] = static_cast<double>(s.transport_errors);
+  symmetric_barrier("run-end");
   return stats;
 }
 

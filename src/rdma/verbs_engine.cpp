@@ -2,6 +2,7 @@
 // unsignaled requests, the bounce buffer, deadlines and the coroutine loop.
 #include <sched.h>
 
+#include <atomic>
 #include <cstring>
 #include <thread>
 
@@ -393,6 +394,7 @@ void Engine::run() {
 }
 
 bool Coroutine::submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) {
+  cpu_streak = 0;
   const bool posted = engine->post(wrs, n, waiter ? this : nullptr, !waiter);
   if (!waiter) return false;
   resume_point = waiter;
@@ -407,15 +409,54 @@ void Coroutine::unpark() {
 }
 
 bool Coroutine::sleep(Nanos ns, std::coroutine_handle<> waiter) {
+  cpu_streak = 0;
   resume_point = waiter;
   wake_at = now() + ns;
   engine->add_sleeper(this);
   return true;
 }
 
-bool Coroutine::cpu_access(CpuAccess* op, std::coroutine_handle<>) {
-  op->status = Status::kUnsupported;  // memory nodes run no coroutines on verbs
-  return false;
+bool Coroutine::cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) {
+  // A thread of the memory node this process serves (`latchwork node`) reaches
+  // the node's registered memory with its own loads, stores and atomics. They
+  // are atomic with each other, not with NIC atomics (IBV_ATOMIC_HCA): a NIC
+  // CAS that reads, then writes, may overwrite a CPU update in between.
+  const Placement& p = worker.placement();
+  const VerbsBackend::Impl& s = *engine->backend();
+  if (!p.on_memory_node() || op->addr.node() != p.node || p.node >= s.nodes.size()) {
+    op->status = Status::kWrongNode;
+    return false;
+  }
+  const RemoteNode& r = *s.nodes[p.node];
+  if (r.local_base == nullptr) {  // spawn admits only the served node's threads
+    op->status = Status::kUnsupported;
+    return false;
+  }
+  const uint64_t off = op->addr.offset();
+  // Device memory lives on the NIC: no CPU access (check_access with none).
+  op->status = NodeMemory::check_access(r.node_bytes, 0, off, 8, true);
+  if (op->status != Status::kOk) return false;
+  std::atomic_ref<uint64_t> w(*reinterpret_cast<uint64_t*>(r.local_base + off));
+  switch (op->kind) {
+    case CpuAccess::Kind::kLoad: op->old_value = w.load(); break;
+    case CpuAccess::Kind::kStore: op->old_value = w.exchange(op->a); break;
+    case CpuAccess::Kind::kCas: {
+      uint64_t expected = op->a;
+      w.compare_exchange_strong(expected, op->b);
+      op->old_value = expected;  // the value before: op->a when it swapped
+      break;
+    }
+    case CpuAccess::Kind::kFaa: op->old_value = w.fetch_add(op->a); break;
+  }
+  // Done: the coroutine continues without suspending, except every
+  // kCpuAccessesPerYield-th access in a row, which goes through the scheduler
+  // so that a CPU spin (a waiter polling its descriptor) lets the thread's
+  // other coroutines run and its completions be polled.
+  if (++cpu_streak < kCpuAccessesPerYield) return false;
+  cpu_streak = 0;
+  resume_point = waiter;
+  engine->make_ready(this);
+  return true;
 }
 
 Nanos Coroutine::now() const { return engine->backend()->now(); }

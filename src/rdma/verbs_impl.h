@@ -35,6 +35,9 @@ struct RemoteNode {
   uint64_t dm_bytes = 0;
   uint32_t dm_rkey = 0;
   std::vector<std::string> handlers;  // the node's RPC handler table, in id order
+  // Served by this process (`latchwork node`, local_region.h): the node's
+  // memory at offset 0, which its threads reach with CPU accesses. Else null.
+  std::byte* local_base = nullptr;
 };
 
 class Engine;
@@ -67,7 +70,12 @@ struct Coroutine final : WorkerPort {
   Task<void> task;
   std::coroutine_handle<> resume_point;
   Nanos wake_at = 0;
+  uint32_t cpu_streak = 0;  // CPU accesses since it last suspended
 };
+
+// A memory-node thread's CPU accesses complete without suspending; every this
+// many in a row, the coroutine yields to the thread's others (cpu_access).
+inline constexpr uint32_t kCpuAccessesPerYield = 64;
 
 // A posted request until it retires.
 struct Entry {
@@ -198,7 +206,9 @@ struct VerbsBackend::Impl {
   std::unique_ptr<rdma::RdmaDevice> device;
   rdma::ThreadResources resources;  // outlives the engines (declared before them)
   std::vector<std::unique_ptr<rdma::RemoteNode>> nodes;
-  std::vector<std::unique_ptr<rdma::Engine>> engines;  // compute threads, then the host's
+  // Compute threads, then the memory-node threads of the node this process
+  // serves (cfg.verbs.local_node), then the host's.
+  std::vector<std::unique_ptr<rdma::Engine>> engines;
   std::vector<std::unique_ptr<rdma::Coroutine>> coroutines;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   bool ran = false;
@@ -206,8 +216,16 @@ struct VerbsBackend::Impl {
   std::string first_error;
   uint64_t transport_errors = 0;
   uint32_t rpc_handlers = 0;  // handler ids every memory node serves
+  // Symmetric nodes: host-side allocations so far, per node (their names).
+  uint64_t generation = 0;  // this process's symmetric backends before this one
+  std::mutex host_alloc_mu;
+  std::vector<uint64_t> host_allocs;
 
   rdma::Engine& host_engine() { return *engines.back(); }
+  bool symmetric() const { return cfg.verbs.local_node >= 0; }
+  // The engine that runs coroutines placed at `p` (compute threads and the
+  // threads of the node this process serves).
+  rdma::Engine& engine_for(const Placement& p);
   // Nanoseconds since the backend started (wall clock: this is real hardware).
   Nanos now() const {
     return static_cast<Nanos>(std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -123,6 +123,24 @@ uint64_t NicModel::qp_id(const WrRoute& r) const {
   return uint64_t{r.thread_in_node} * cfg_.memory_nodes + r.memory_node;
 }
 
+NicModel::Nic& NicModel::requester_nic(const WrRoute& r) {
+  return symmetric(r) ? memory_[r.compute_node - cfg_.compute_nodes].nic : compute_[r.compute_node].nic;
+}
+
+Nanos NicModel::requester_dma_read(Nic& nic, Nanos t) {
+  return m_.pcie ? nic.pcie.book(t, ns(1000.0 / p_.pcie_read_mops), horizon_) : t;
+}
+
+Nanos NicModel::requester_dma_write(Nic& nic, Nanos t, uint64_t bytes) {
+  const Nanos transfer = std::max<Nanos>(1, ns(static_cast<double>(bytes) * 8.0 / p_.pcie_gbps));
+  return m_.pcie ? nic.pcie.book(t, transfer, horizon_) : t;
+}
+
+Nanos NicModel::traverse(const WrRoute& r, Nic& from, Nic& to, Nanos t, uint64_t bytes, Rng& rng) {
+  if (loopback(r)) return t;  // turned around inside the NIC: no port, no link, no switch
+  return cross(from, to, t, bytes, rng);
+}
+
 Nanos NicModel::serialize(uint64_t bytes) const {
   return ns(static_cast<double>(bytes) * 8.0 / p_.link_gbps);
 }
@@ -184,8 +202,17 @@ uint64_t NicModel::response_payload(const WorkRequest& wr) {
 
 Nanos NicModel::requester_side(const WrRoute& r, const WorkRequest& wr, Nanos posted) {
   ComputeNode& node = compute_[r.compute_node];
-  Nic& src = node.nic;
+  Nic& src = requester_nic(r);
   Nanos t = std::max(posted, horizon_) + p_.nic_latency_ns;
+  const bool own_pcie = symmetric(r) && r.memory_node < cfg_.memory_nodes;
+  if (own_pcie) {
+    ++counters_.symmetric_verbs;
+    if (loopback(r)) ++counters_.loopback_verbs;
+    // A memory node's NIC fetches its own threads' WQEs over the PCIe its
+    // responder side uses (ALock §2, Fig. 1: loopback drains PCIe). Compute
+    // nodes keep the calibrated path, whose PCIe serves nothing else.
+    t = requester_dma_read(src, t);
+  }
 
   // Requester processing: the message rate, plus context and WQE refetches.
   ++src.outstanding;
@@ -206,18 +233,22 @@ Nanos NicModel::requester_side(const WrRoute& r, const WorkRequest& wr, Nanos po
   }
   if (busy > 0) t = src.pu.book(t, busy, horizon_) + busy;
   t += wait;
-  if (wr.opcode == Opcode::kWrite) t += p_.pcie_read_ns;  // the NIC gathers the payload
+  if (wr.opcode == Opcode::kWrite) {
+    if (own_pcie) t = requester_dma_write(src, t, wr.length);  // the gather's bandwidth
+    t += p_.pcie_read_ns;  // the NIC gathers the payload
+  }
   return t;
 }
 
 Nanos NicModel::request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) {
-  Nic& src = compute_[r.compute_node].nic;
+  Nic& src = requester_nic(r);
   Nic& dst = memory_[r.memory_node].nic;
   Nanos t = requester_side(r, wr, posted);
-  // The wire: out of the requester's port, across the switch, into the responder's.
-  t = cross(src, dst, t, wire_bytes(request_payload(wr)), rng) + p_.nic_latency_ns;
+  // The wire: out of the requester's port, across the switch, into the
+  // responder's. Loopback skips it but enters the (same) NIC's pipeline again.
+  t = traverse(r, src, dst, t, wire_bytes(request_payload(wr)), rng) + p_.nic_latency_ns;
 
-  // Responder processing.
+  // Responder processing (for loopback, the same processing units again).
   if (m_.message_rate) t = dst.pu.book(t, pu_time(), horizon_) + pu_time();
   return t;
 }
@@ -267,10 +298,15 @@ void NicModel::skip_write_back(const WrRoute& r, const WorkRequest& wr, bool /*d
 
 Nanos NicModel::response_path(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) {
   Nic& src = memory_[r.memory_node].nic;
-  Nic& dst = compute_[r.compute_node].nic;
+  Nic& dst = requester_nic(r);
   Nanos t = std::max(done, horizon_) + p_.nic_latency_ns;
-  t = cross(src, dst, t, wire_bytes(response_payload(wr)), rng) + p_.nic_latency_ns;
-  // The data (READ, atomic) and then the CQE are written into host memory.
+  t = traverse(r, src, dst, t, wire_bytes(response_payload(wr)), rng) + p_.nic_latency_ns;
+  // The data (READ, atomic) and then the CQE are written into host memory;
+  // a memory node's NIC writes them over the PCIe its responder side uses.
+  if (symmetric(r)) {
+    const uint64_t data = wr.opcode == Opcode::kRead ? wr.length : is_atomic(wr.opcode) ? 8 : 0;
+    t = requester_dma_write(dst, t, data + 64 /* CQE */);
+  }
   return t + p_.pcie_write_ns;
 }
 
@@ -278,7 +314,7 @@ Nanos NicModel::response_path(const WrRoute& r, const WorkRequest& wr, Nanos don
 // NIC, no PCIe, no lock table (Jasny §5.4). Its ports run at line rate; the
 // requester's own link and NIC are what a switch-bound workload waits for.
 Nanos NicModel::switch_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) {
-  Nic& src = compute_[r.compute_node].nic;
+  Nic& src = requester_nic(r);
   Nanos t = requester_side(r, wr, posted);
   const Nanos ser = serialize(wire_bytes(request_payload(wr)));
   if (m_.link) t = src.tx.book(t, ser, horizon_);
@@ -286,7 +322,7 @@ Nanos NicModel::switch_request(const WrRoute& r, const WorkRequest& wr, Nanos po
 }
 
 Nanos NicModel::switch_response(const WrRoute& r, const WorkRequest& wr, Nanos at_switch, Rng& rng) {
-  Nic& dst = compute_[r.compute_node].nic;
+  Nic& dst = requester_nic(r);
   const Nanos ser = serialize(wire_bytes(response_payload(wr)));
   Nanos t = std::max(at_switch, horizon_) + p_.propagation_ns / 2 + jitter(rng);
   if (m_.link) t = dst.rx.book(t, ser, horizon_);
@@ -297,7 +333,7 @@ Nanos NicModel::switch_response(const WrRoute& r, const WorkRequest& wr, Nanos a
 // the SoC's memory, the first free core executes it with CPU atomics (no lock
 // table), and the reply goes back through its NIC.
 Nanos NicModel::smartnic_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) {
-  Nic& src = compute_[r.compute_node].nic;
+  Nic& src = requester_nic(r);
   Nanos t = requester_side(r, wr, posted);
   t = cross(src, smartnic_, t, wire_bytes(request_payload(wr)), rng) + p_.nic_latency_ns;
   if (m_.message_rate) t = smartnic_.pu.book(t, pu_time(), horizon_) + pu_time();
@@ -314,7 +350,7 @@ Nanos NicModel::smartnic_request(const WrRoute& r, const WorkRequest& wr, Nanos 
 }
 
 Nanos NicModel::smartnic_response(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) {
-  Nic& dst = compute_[r.compute_node].nic;
+  Nic& dst = requester_nic(r);
   Nanos t = std::max(done, horizon_) + p_.nic_latency_ns;
   if (m_.message_rate) t = smartnic_.pu.book(t, pu_time(), horizon_) + pu_time();
   t = cross(smartnic_, dst, t, wire_bytes(response_payload(wr)), rng) + p_.nic_latency_ns;
@@ -327,13 +363,13 @@ Nanos NicModel::smartnic_response(const WrRoute& r, const WorkRequest& wr, Nanos
 // the simulator's (sim_rpc.cpp). The caller's SEND gathers its payload like
 // a WRITE (requester_side).
 Nanos NicModel::rpc_request(const WrRoute& r, uint32_t bytes, Nanos posted, Rng& rng) {
-  Nic& src = compute_[r.compute_node].nic;
+  Nic& src = requester_nic(r);
   Nic& dst = memory_[r.memory_node].nic;
   WorkRequest send;
   send.opcode = Opcode::kWrite;
   send.length = bytes;
   Nanos t = requester_side(r, send, posted);
-  t = cross(src, dst, t, wire_bytes(bytes + 4 /* DETH-sized header extra */), rng) + p_.nic_latency_ns;
+  t = traverse(r, src, dst, t, wire_bytes(bytes + 4 /* DETH-sized header extra */), rng) + p_.nic_latency_ns;
   if (m_.message_rate) t = dst.pu.book(t, pu_time(), horizon_) + pu_time();
   // The payload and the receive CQE land in host memory (posted DMA writes).
   const Nanos transfer = ns(static_cast<double>(bytes) * 8.0 / p_.pcie_gbps);
@@ -346,17 +382,17 @@ Nanos NicModel::rpc_request(const WrRoute& r, uint32_t bytes, Nanos posted, Rng&
 // incoming message and writes data and CQE into the caller's memory.
 Nanos NicModel::rpc_response(const WrRoute& r, uint32_t bytes, Nanos sent, Rng& rng) {
   Nic& src = memory_[r.memory_node].nic;
-  Nic& dst = compute_[r.compute_node].nic;
+  Nic& dst = requester_nic(r);
   Nanos t = std::max(sent, horizon_) + p_.nic_latency_ns;
   if (m_.message_rate) t = src.pu.book(t, pu_time(), horizon_) + pu_time();
   t += p_.pcie_read_ns;
-  t = cross(src, dst, t, wire_bytes(bytes + 4), rng) + p_.nic_latency_ns;
+  t = traverse(r, src, dst, t, wire_bytes(bytes + 4), rng) + p_.nic_latency_ns;
   if (m_.message_rate) t = dst.pu.book(t, pu_time(), horizon_) + pu_time();
   return t + p_.pcie_write_ns;
 }
 
 void NicModel::completed(const WrRoute& r) {
-  Nic& nic = compute_[r.compute_node].nic;
+  Nic& nic = requester_nic(r);
   LW_CHECK(nic.outstanding > 0);
   --nic.outstanding;
 }
@@ -365,6 +401,12 @@ void NicModel::report(std::map<std::string, double>* out) const {
   (*out)["nic.qp_cache_misses"] = static_cast<double>(counters_.qp_misses);
   (*out)["nic.wqe_cache_misses"] = counters_.wqe_misses;
   (*out)["nic.doorbell_lock_waits"] = static_cast<double>(counters_.doorbell_waits);
+  // Only runs with memory-node threads posting verbs have these (symmetric
+  // nodes, ALock §4); other reports stay as they were.
+  if (counters_.symmetric_verbs > 0) {
+    (*out)["nic.symmetric_verbs"] = static_cast<double>(counters_.symmetric_verbs);
+    (*out)["nic.loopback_verbs"] = static_cast<double>(counters_.loopback_verbs);
+  }
 }
 
 }  // namespace lw::sim

@@ -92,6 +92,8 @@ class NicModel final : public TimingModel {
     uint64_t qp_misses = 0;
     double wqe_misses = 0;  // expected misses (fractional)
     uint64_t doorbell_waits = 0;
+    uint64_t loopback_verbs = 0;  // memory-node threads' verbs to their own node
+    uint64_t symmetric_verbs = 0; // memory-node threads' verbs (loopback included)
   };
   const Counters& counters() const { return counters_; }
 
@@ -103,7 +105,7 @@ class NicModel final : public TimingModel {
     uint64_t outstanding = 0;  // posted, not completed WRs (requester side)
   };
   struct ComputeNode {
-    Nic nic;
+    Nic nic;              // unused for memory nodes' threads: requester_nic()
     LruCache qps;
     std::vector<SharedLock> locks;        // doorbells, or shared-QP locks
     std::vector<uint32_t> lock_of;        // (thread_in_node, memory node) -> lock index, ~0u none
@@ -125,6 +127,23 @@ class NicModel final : public TimingModel {
     return static_cast<uint32_t>(offset & ((uint64_t{1} << p_.lock_table_bits) - 1));
   }
   uint64_t qp_id(const WrRoute& r) const;
+  // Symmetric nodes (ALock §4): a memory-node thread's route names compute
+  // node compute_nodes + node, and its verbs use that node's own NIC.
+  bool symmetric(const WrRoute& r) const { return r.compute_node >= cfg_.compute_nodes; }
+  // A memory-node thread's verb to its own node: it never reaches the wire.
+  bool loopback(const WrRoute& r) const {
+    return symmetric(r) && r.compute_node - cfg_.compute_nodes == r.memory_node;
+  }
+  // The NIC a route's requests leave from and its completions return to: a
+  // compute node's, or (symmetric) the memory node's own, shared with its
+  // responder side (processing units, PCIe, outstanding WQEs).
+  Nic& requester_nic(const WrRoute& r);
+  // A symmetric requester's own DMA over its PCIe, which its responder side
+  // shares: a non-posted read (WQE fetch) or a posted write of `bytes`.
+  Nanos requester_dma_read(Nic& nic, Nanos t);
+  Nanos requester_dma_write(Nic& nic, Nanos t, uint64_t bytes);
+  // Between the two NICs of a request, or nothing for loopback.
+  Nanos traverse(const WrRoute& r, Nic& from, Nic& to, Nanos t, uint64_t bytes, Rng& rng);
   // The requester NIC's part of a request: processing, cache misses, payload
   // gather. Returns when the request is ready to leave its port.
   Nanos requester_side(const WrRoute& r, const WorkRequest& wr, Nanos posted);

@@ -9,14 +9,16 @@ namespace {
 constexpr uint64_t kHeaderBytes = 40;
 }  // namespace
 
-Nanos SimpleTimingModel::request_path(const WrRoute&, const WorkRequest& wr, Nanos posted,
+Nanos SimpleTimingModel::request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted,
                                       Rng& rng) {
+  if (loopback(r)) return posted + c_.pcie_ns + rng.below(c_.jitter_ns + 1);
   uint64_t bytes = kHeaderBytes + (wr.opcode == Opcode::kWrite ? wr.length : 8);
   return posted + c_.one_way_ns + wire(bytes) + rng.below(c_.jitter_ns + 1);
 }
 
-Nanos SimpleTimingModel::response_path(const WrRoute&, const WorkRequest& wr, Nanos done,
+Nanos SimpleTimingModel::response_path(const WrRoute& r, const WorkRequest& wr, Nanos done,
                                        Rng& rng) {
+  if (loopback(r)) return done + c_.pcie_ns + rng.below(c_.jitter_ns + 1);
   uint64_t bytes = kHeaderBytes + (wr.opcode == Opcode::kRead ? wr.length : 8);
   return done + c_.one_way_ns + wire(bytes) + rng.below(c_.jitter_ns + 1);
 }
@@ -70,7 +72,7 @@ Nanos SimpleTimingModel::rpc_response(const WrRoute&, uint32_t bytes, Nanos sent
 }
 
 std::unique_ptr<TimingModel> make_timing_model(const ClusterConfig& c) {
-  if (!c.nic.calibrated()) return std::make_unique<SimpleTimingModel>(c.timing);
+  if (!c.nic.calibrated()) return std::make_unique<SimpleTimingModel>(c.timing, c.compute_nodes);
   NicProfile profile;
   const std::string e = c.nic.resolve(&profile);
   LW_CHECK_MSG(e.empty(), e.c_str());

@@ -57,7 +57,36 @@ struct OsThread {
   uint64_t verbs = 0;
   std::unique_ptr<ReplyInbox> inbox;  // made at spawn time, sized by the coroutines
   uint32_t awaiting_rpc = 0;          // its coroutines awaiting a reply
+  // Spin-wait detection: the last two observations (address, value of a CPU
+  // load or first word of a one-line READ); a load or READ that repeats one
+  // of them is a poll, and every kPollsBeforeYield polls in a row the OS
+  // thread yields its core (two, for loops that poll two words in turn).
+  struct Seen {
+    RemoteAddr addr;
+    uint64_t value = 0;
+  };
+  Seen seen[2];
+  uint32_t polls = 0;
+  void observed(RemoteAddr a, uint64_t v);
 };
+// There are usually more OS threads than cores (every memory-node and
+// compute thread is one): a waiter that only polls its own memory would
+// otherwise burn its whole time slice while the thread it waits for is
+// runnable but not running, and every hand-over of a queue lock would cost
+// a scheduler slice (bounded waits then give up).
+inline constexpr uint32_t kPollsBeforeYield = 64;
+
+void OsThread::observed(RemoteAddr a, uint64_t v) {
+  for (const Seen& x : seen) {
+    if (x.addr == a && x.value == v) {
+      if (++polls % kPollsBeforeYield == 0) std::this_thread::yield();  // let the awaited thread run
+      return;
+    }
+  }
+  seen[1] = seen[0];
+  seen[0] = {a, v};
+  polls = 0;
+}
 
 }  // namespace threads
 
@@ -417,6 +446,15 @@ bool Coroutine::submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> wai
   for (uint32_t i = 0; i < n; ++i) {
     wrs[i].old_value = 0;
     s.execute(wrs[i], thread->rng);
+    // A one-line READ polling a word another thread will change (ALock's
+    // remote leader reads the lock line until the local cohort lets go).
+    WorkRequest& wr = wrs[i];
+    if (wr.opcode == Opcode::kRead && wr.status == Status::kOk && wr.length >= kWord &&
+        wr.remote.offset() % kCacheLine + wr.length <= kCacheLine) {
+      uint64_t v[kCacheLine / kWord] = {};
+      std::memcpy(v, wr.local, std::min<uint64_t>(wr.length, 3 * kWord));
+      thread->observed(wr.remote, v[0] ^ (v[1] * 0x9e3779b97f4a7c15ull) ^ (v[2] * 0xc2b2ae3d27d4eb4full));
+    }
   }
   thread->verbs += n;
   // Let the thread's other coroutines run, as they would while the NIC works.
@@ -457,7 +495,11 @@ bool Coroutine::cpu_access(CpuAccess* op, std::coroutine_handle<>) {
   std::byte* w = node.mem.storage(off);
   // CPU accesses do not take the NIC's atomic unit: they race NIC atomics.
   switch (op->kind) {
-    case CpuAccess::Kind::kLoad: op->old_value = threads::LineMemory::load_word(w); break;
+    case CpuAccess::Kind::kLoad: {
+      op->old_value = threads::LineMemory::load_word(w);
+      thread->observed(op->addr, op->old_value);
+      break;
+    }
     case CpuAccess::Kind::kStore:
       op->old_value = node.mem.update_word(off, w, [&](uint64_t, uint64_t* n) { *n = op->a; return true; });
       break;

@@ -56,6 +56,20 @@ for r in rows:
     assert r["reads"] == 500
 PY
 expect_exit 0 "litmus" -- "$lw" litmus --seeds 30
+expect_exit 0 "litmus exhaustive" -- "$lw" litmus --exhaustive --json
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) >= 30, len(rows)
+for r in rows:
+    assert r["exhaustive"] and r["complete"], r
+    assert r["outcomes"] == sorted(r["allowed"]), r     # exactly the allowed outcomes
+    assert not r["violations"] and not r["missing"], r
+PY
+expect_exit 2 "litmus exhaustive with seeds" -- "$lw" litmus --exhaustive --seeds 3
+expect_err "do not apply to --exhaustive"
+expect_exit 2 "litmus exhaustive without a form" -- "$lw" litmus --exhaustive --test completion_order
+expect_err "no exhaustive form"
 expect_exit 0 "latch" -- "$lw" latch --ops 20 --json
 expect_exit 0 "threads backend" -- "$lw" torn-read --backend threads --scheme farm --ops 300
 

@@ -10,7 +10,7 @@ namespace {
 TEST(NicProfile, BuiltinProfilesLoadAndCiteEveryParameter) {
   const auto names = NicProfile::builtin_names();
   ASSERT_GE(names.size(), 3u);
-  for (const char* want : {"cx5-100g", "cx6-200g", "cx7-400g"})
+  for (const char* want : {"cx3-56g", "cx5-100g", "cx6-200g", "cx7-400g"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
   for (const auto& n : names) {
     NicProfile p;

@@ -37,3 +37,28 @@ TEST(VerbsBackend, ConfigWithoutClusterFileIsRejected) {
 
 }  // namespace
 }  // namespace lw
+
+namespace lw {
+namespace {
+
+TEST(VerbsBackend, MemoryNodeThreadsNeedTheNodeThisProcessServes) {
+  ClusterConfig c;
+  c.backend = "verbs";
+  c.verbs.cluster.memory_nodes = {{"127.0.0.1", 7491}, {"127.0.0.1", 7492}};
+  c.memory_nodes = 2;
+  c.memory_node_threads = 2;
+  EXPECT_NE(c.validate().find("only in a `latchwork node` process"), std::string::npos) << c.validate();
+  c.verbs.local_node = 2;
+  EXPECT_NE(c.validate().find("verbs.local_node is 2 but the cluster file lists 2"), std::string::npos)
+      << c.validate();
+  c.verbs.local_node = 1;
+  EXPECT_EQ(c.validate(), "");
+  c.verbs.barrier_timeout_ms = 0;
+  EXPECT_NE(c.validate().find("verbs.barrier_timeout_ms"), std::string::npos) << c.validate();
+  ClusterConfig sim;
+  sim.verbs.local_node = 0;
+  EXPECT_NE(sim.validate().find("is for the verbs backend"), std::string::npos) << sim.validate();
+}
+
+}  // namespace
+}  // namespace lw

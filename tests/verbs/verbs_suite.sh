@@ -11,7 +11,12 @@
 #   5. two-sided RPC (echo, counters by call and one-way, error statuses) and
 #      chunk allocation by RPC from coroutines, two processes against one
 #      memory node (exact), and each qp_policy carrying RPC and READ/CAS/FAA
-#      (tests/verbs/rpc_check.cpp).
+#      (tests/verbs/rpc_check.cpp);
+#   6. the hash table across two compute processes (tests/verbs/hash_two_process.sh);
+#   7. symmetric nodes: two `latchwork node` processes, each serving its
+#      memory and running workers with CPU access to it: CPU vs NIC on the
+#      same words, and the ALock lock table (alock, spin, mcs) with exact
+#      counters over both processes (tests/verbs/node_two_process.sh).
 #
 # Usage: tests/verbs/verbs_suite.sh [BUILD_DIR]   (exit 0 only if every check passed)
 set -uo pipefail
@@ -204,6 +209,13 @@ if bash "$(dirname "$0")/hash_two_process.sh" "$BUILD"; then
   pass "hash table: YCSB across 2 processes, RPC chunk allocation, exact final state"
 else
   fail "hash table across 2 processes (tests/verbs/hash_two_process.sh)"
+fi
+
+note "7. symmetric nodes: two latchwork node processes (CPU vs NIC, the ALock lock table, exact)"
+if bash "$(dirname "$0")/node_two_process.sh" "$BUILD"; then
+  pass "symmetric nodes: CPU and NIC share memory; alock, spin and mcs lock tables exact across 2 node processes"
+else
+  fail "symmetric nodes across 2 processes (tests/verbs/node_two_process.sh)"
 fi
 echo "verbs suite: $((checks - failures)) of $checks checks passed"
 [ $failures -eq 0 ]

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 
+#include "check_exhaustive.h"
 #include "check_output.h"
 #include "cluster_flags.h"
 #include "commands.h"
@@ -58,21 +59,34 @@ int cmd_check(int argc, const char* const* argv) {
                  "reported, never a failure. Negative controls (--list) are expected to fail; "
                  "exits 1 when a correct scheme has a failing finding. --seed is the first seed; "
                  "--compute-nodes, --threads, --coroutines and --memory-node-threads set the "
-                 "workload's shape (default 2 x 2 x 2, 0), whatever a --config file says.");
+                 "workload's shape (default 2 x 2 x 2, 0), whatever a --config file says. "
+                 "--structure locks runs the lock table on symmetric nodes (default 2 memory nodes x 2 "
+                 "threads, 1 compute worker, 2 locks): holds must not overlap, a counter incremented in "
+                 "every hold must equal the acquisitions, and a queue lock's waiter must not be overtaken "
+                 "more than its bound (MCS 0; ALock (ceil(N_C/B_C)+1)*B_O, budgets local 2 remote 3). "
+                 "--exhaustive (locks only) explores instead every interleaving of the lock's steps and every "
+                 "choice the semantics profile allows, for --local-workers threads on the lock's node and "
+                 "--remote-workers on another, each acquiring --acquisitions times: it proves mutual exclusion "
+                 "and that every worker can always still finish, within that scope, and prints the state count.");
   ClusterConfig defaults;
   ClusterFlags cluster(f, defaults);
   std::string structure = "tuples", scheme = "all";
   int64_t seeds = 100, tuple_bytes = 256, keys = 4, ops = 30, read_percent = 50, attempts = 400, show = 3;
-  int64_t explain = 3, trace_key = -1, watchdog_ms = 50, memory_node_threads = 0;
+  int64_t explain = 3, trace_key = -1, watchdog_ms = 50, memory_node_threads = 0, local_percent = 50;
   bool json = false, list = false, no_swarm = false, stop_at_first = false, minimise = false, trace = false;
-  bool isolate = false;
+  bool isolate = false, exhaustive = false;
   int64_t seed_wall_seconds = 60;
+  check::LockExploreOptions ex;
+  int64_t ex_local = ex.local_workers, ex_remote = ex.remote_workers, ex_acq = ex.acquisitions;
+  int64_t ex_local_budget = ex.local_budget, ex_remote_budget = ex.remote_budget;
+  int64_t ex_max_states = static_cast<int64_t>(ex.max_states);
   std::vector<std::string> names;
   for (const check::BuiltinInfo& b : check::builtins()) names.push_back(b.scheme);
   names.push_back("all");
-  f.add_enum("structure", &structure, {"tuples", "btree", "hash"},
+  f.add_enum("structure", &structure, {"tuples", "btree", "hash", "locks"},
              "tuples: the NAM-DB-like tuple store; btree: the B+-tree with 256 B nodes (splits race lookups); "
-             "hash: the RACE hash table (lookups, inserts, updates, removes of few keys)");
+             "hash: the RACE hash table (lookups, inserts, updates, removes of few keys); "
+             "locks: the lock table (ALock, spinlock, MCS) on memory-node threads");
   f.add_enum("scheme", &scheme, names, "synchronization scheme (--list), or all");
   f.add_int("seeds", &seeds, "seeds to run, from --seed on", 1, 10'000'000);
   f.add_int("tuple-bytes", &tuple_bytes, "tuple size (multiple of 64)", 64, 16384);
@@ -80,7 +94,10 @@ int cmd_check(int argc, const char* const* argv) {
   f.add_int("ops", &ops, "operations per worker", 1, 100000);
   f.add_int("read-percent", &read_percent, "share of reads", 0, 100);
   f.add_int("max-attempts", &attempts,
-            "latch/validation retries (hash: CAS attempts, default 4096) before an operation gives up", 1, 1 << 20);
+            "latch/validation retries (hash: CAS attempts, default 4096; locks: wait-loop iterations, "
+            "default 200000) before an operation gives up", 1, 1 << 30);
+  f.add_int("local-percent", &local_percent, "locks: share of lock() calls on a lock of the worker's own node",
+            0, 100);
   f.add_int("memory-node-threads", &memory_node_threads,
             "CPU threads per memory node running the workload too (local access)", 0,
             ClusterConfig::kMaxThreadsPerNode);
@@ -97,6 +114,18 @@ int cmd_check(int argc, const char* const* argv) {
   f.add_bool("trace", &trace, "print every verb of the first (minimised) finding's run");
   f.add_int("trace-key", &trace_key, "with --trace: only requests on this key's bytes (tuples)", 0, 100000);
   f.add_int("show", &show, "failing findings printed per scheme (and one starvation report)", 0, 1000);
+  f.add_bool("exhaustive", &exhaustive, "locks: explore every interleaving and relaxation choice (small scope)");
+  f.add_int("local-workers", &ex_local, "--exhaustive: workers on the lock's node (CPU access)", 0,
+            check::LockExploreOptions::kMaxWorkersPerCohort);
+  f.add_int("remote-workers", &ex_remote, "--exhaustive: workers on another node (verbs)", 0,
+            check::LockExploreOptions::kMaxWorkersPerCohort);
+  f.add_int("acquisitions", &ex_acq, "--exhaustive: acquisitions per worker", 1,
+            check::LockExploreOptions::kMaxAcquisitions);
+  f.add_int("local-budget", &ex_local_budget, "--exhaustive: ALock local budget (small: reacquire is explored)", 1,
+            1 << 20);
+  f.add_int("remote-budget", &ex_remote_budget, "--exhaustive: ALock remote budget", 1, 1 << 20);
+  f.add_int("max-states", &ex_max_states, "--exhaustive: distinct states before the search stops incomplete", 1,
+            int64_t{1} << 34);
   f.add_bool("json", &json, "one JSON object per scheme");
   f.add_bool("list", &list, "list every structure and scheme and exit");
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
@@ -104,19 +133,39 @@ int cmd_check(int argc, const char* const* argv) {
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
   if (c.backend != "sim") return usage_error(f, "check runs on the simulator (--backend sim)");
+  if (exhaustive) {
+    if (structure != "locks") return usage_error(f, "--exhaustive explores the locks: it needs --structure locks");
+    ex.local_workers = static_cast<uint32_t>(ex_local);
+    ex.remote_workers = static_cast<uint32_t>(ex_remote);
+    ex.acquisitions = static_cast<uint32_t>(ex_acq);
+    ex.local_budget = static_cast<int32_t>(ex_local_budget);
+    ex.remote_budget = static_cast<int32_t>(ex_remote_budget);
+    ex.max_states = static_cast<uint64_t>(ex_max_states);
+    ex.semantics = c.semantics;
+    if (check::LockExploreOptions probe = ex; scheme != "all" && !lock_scheme(scheme, &probe))
+      return usage_error(f, "the locks structure takes the schemes alock, spin, mcs, spin-local-cpu, "
+                            "alock-victim-after-check and alock-no-victim");
+    if (std::string e = ex.validate(); !e.empty()) return usage_error(f, e);
+    return run_exhaustive_locks(scheme, ex, json);
+  }
   if (c.seed > UINT64_MAX - static_cast<uint64_t>(seeds - 1))
     return usage_error(f, "--seed + --seeds - 1 must be at most 2^64 - 1 (the last seed would wrap to 0)");
   if (f.was_set("trace-key") && structure != "tuples")
     return usage_error(f, "--trace-key filters a tuple's bytes: it needs --structure tuples");
   if (structure == "btree" && !f.was_set("keys")) keys = 200;
   if (structure == "hash" && !f.was_set("max-attempts")) attempts = 4096;  // CAS attempts per operation
+  if (structure == "locks" && !f.was_set("max-attempts")) attempts = 200'000;  // wait-loop iterations
+  if (structure == "locks" && !f.was_set("keys")) keys = 2;
   if (f.was_set("trace-key") && trace_key >= keys) return usage_error(f, "--trace-key must be below --keys");
 
+  // The locks run on memory-node threads: 2 per node unless told, 1 compute worker.
+  const bool lk = structure == "locks";
   check::Shape shape;
-  shape.compute_nodes = f.was_set("compute-nodes") ? c.compute_nodes : 2;
-  shape.threads_per_node = f.was_set("threads") ? c.threads_per_node : 2;
-  shape.coroutines_per_thread = f.was_set("coroutines") ? c.coroutines_per_thread : 2;
-  shape.memory_node_threads = static_cast<uint32_t>(memory_node_threads);
+  shape.compute_nodes = f.was_set("compute-nodes") ? c.compute_nodes : lk ? 1 : 2;
+  shape.threads_per_node = f.was_set("threads") ? c.threads_per_node : lk ? 1 : 2;
+  shape.coroutines_per_thread = f.was_set("coroutines") ? c.coroutines_per_thread : lk ? 1 : 2;
+  shape.memory_node_threads =
+      f.was_set("memory-node-threads") || !lk ? static_cast<uint32_t>(memory_node_threads) : 2;
   shape.ops_per_worker = static_cast<uint32_t>(ops);
 
   std::vector<CheckRun> runs;
@@ -131,6 +180,7 @@ int cmd_check(int argc, const char* const* argv) {
     b.keys = static_cast<uint32_t>(keys);
     b.read_percent = static_cast<uint32_t>(read_percent);
     b.max_attempts = static_cast<uint32_t>(attempts);
+    b.local_percent = static_cast<uint32_t>(local_percent);
     CheckRun run;
     run.info = &info;
     run.options = check::builtin_check_options(b, c);
@@ -153,12 +203,13 @@ int cmd_check(int argc, const char* const* argv) {
         f.replay_args({"structure", "scheme", "seed", "seeds", "show", "json", "list", "stop-at-first", "explain",
                        "minimise", "trace", "trace-key", "compute-nodes", "threads", "coroutines",
                        "memory-node-threads", "ops"});
-    o.replay_line = [prefix](uint64_t seed, const check::Shape& s) {
+    o.replay_line = [prefix, lk](uint64_t seed, const check::Shape& s) {
       std::string line = prefix + " --seed " + std::to_string(seed) + " --seeds 1 --compute-nodes " +
                          std::to_string(s.compute_nodes) + " --threads " + std::to_string(s.threads_per_node) +
                          " --coroutines " + std::to_string(s.coroutines_per_thread) + " --ops " +
                          std::to_string(s.ops_per_worker);
-      if (s.memory_node_threads > 0) line += " --memory-node-threads " + std::to_string(s.memory_node_threads);
+      if (s.memory_node_threads > 0 || lk)
+        line += " --memory-node-threads " + std::to_string(s.memory_node_threads);
       return line;
     };
     if (scheme != "all" && info.structure != structure) {
@@ -166,6 +217,9 @@ int cmd_check(int argc, const char* const* argv) {
         return usage_error(f, "the btree structure takes the schemes btree-optimistic and btree-pessimistic");
       if (structure == "hash")
         return usage_error(f, "the hash structure takes the schemes race, smart-ht and unordered-publish");
+      if (structure == "locks")
+        return usage_error(f, "the locks structure takes the schemes alock, spin, mcs, spin-local-cpu, "
+                              "alock-victim-after-check and alock-no-victim");
       return usage_error(f, "scheme " + info.scheme + " is a " + info.structure + " scheme: use --structure " +
                                 info.structure);
     }

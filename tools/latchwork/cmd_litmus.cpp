@@ -6,6 +6,54 @@
 #include "latchwork/experiments/litmus.h"
 
 namespace lw::tool {
+namespace {
+
+std::string list(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ",") + x;
+  return s.empty() ? "-" : s;
+}
+
+// --exhaustive: each test with an exhaustive form through the explorer.
+int run_exhaustive(const std::vector<const LitmusTest*>& tests, const std::vector<std::string>& profiles,
+                   bool json) {
+  int exit_code = kExitOk;
+  if (!json)
+    std::printf("%-20s %-10s %-8s %-8s %-26s %-16s %s\n", "test", "profile", "states", "seconds",
+                "outcomes (all reachable)", "impossible", "verdict");
+  for (const LitmusTest* t : tests) {
+    if (litmus_exhaustive_program(t->name) == nullptr) continue;
+    for (const std::string& p : profiles) {
+      Semantics sem;
+      Semantics::from_profile(p, &sem);
+      const LitmusExhaustiveReport r = run_litmus_exhaustive(*t, p, sem);
+      if (!r.ok()) exit_code = kExitCheckFailed;
+      if (json) {
+        nlohmann::json j = {{"test", t->name}, {"profile", p}, {"exhaustive", true},
+                            {"complete", r.complete}, {"states", r.states},
+                            {"transitions", r.transitions}, {"seconds", r.wall_seconds},
+                            {"outcomes", r.outcomes}, {"allowed", t->allowed_outcomes(sem)},
+                            {"violations", r.violations}, {"missing", r.missing},
+                            {"forbidden_impossible", r.forbidden_impossible},
+                            {"explorer_issue", r.explorer_issue}};
+        std::printf("%s\n", j.dump().c_str());
+        continue;
+      }
+      std::string verdict = "ok";
+      if (!r.explorer_issue.empty()) verdict = "EXPLORER: " + r.explorer_issue;
+      else if (!r.violations.empty()) verdict = "VIOLATION: " + list(r.violations) + " not allowed";
+      else if (!r.missing.empty()) verdict = "MISMATCH: allowed " + list(r.missing) + " unreachable";
+      else if (!r.forbidden_impossible.empty()) verdict = "ok, forbidden proved impossible";
+      std::printf("%-20s %-10s %-8llu %-8.3f %-26s %-16s %s\n", t->name.c_str(), p.c_str(),
+                  static_cast<unsigned long long>(r.states), r.wall_seconds, list(r.outcomes).c_str(),
+                  list(r.forbidden_impossible).c_str(), verdict.c_str());
+      std::fflush(stdout);
+    }
+  }
+  return exit_code;
+}
+
+}  // namespace
 
 int cmd_litmus(int argc, const char* const* argv) {
   cli::FlagSet f("latchwork litmus",
@@ -13,18 +61,26 @@ int cmd_litmus(int argc, const char* const* argv) {
                  "over many seeds, and prints the outcomes seen. An outcome is allowed under "
                  "sequential consistency, weak (allowed only when the profile switches on the "
                  "relaxation named), or forbidden. A forbidden or disallowed outcome is a "
-                 "simulator bug: the command then exits with 1.");
+                 "simulator bug: the command then exits with 1. With --exhaustive, each test that "
+                 "fits the exhaustive explorer runs there instead of over seeds: every "
+                 "interleaving and every choice the profile allows, so the outcomes printed are "
+                 "all the reachable ones and a forbidden outcome not reached is proved impossible; "
+                 "it exits with 1 if an outcome is disallowed or an allowed one is unreachable.");
   std::string profile = "all", test = "all";
   uint64_t seeds = 300, first_seed = 1;
-  bool json = false;
+  bool json = false, exhaustive = false;
   f.add_enum("profile", &profile, {"spec", "connectx", "sequential", "all"}, "semantics profile");
   f.add_string("test", &test, "run one test by name (default: all)");
   f.add_uint("seeds", &seeds, "executions (seeds) per test", 1, 10'000'000);
   f.add_uint("first-seed", &first_seed, "seed of the first execution (the last, first-seed + seeds - 1, "
              "must not pass 2^64 - 1)");
   f.add_bool("json", &json, "print one JSON object per test and profile");
+  f.add_bool("exhaustive", &exhaustive, "explore every interleaving instead of sampling seeds "
+             "(tests without an exhaustive form are skipped; --seeds and --first-seed do not apply)");
   std::string test_list = "\ntests:\n";
-  for (const LitmusTest& t : litmus_tests()) test_list += "  " + t.name + ": " + t.rule + "\n";
+  for (const LitmusTest& t : litmus_tests())
+    test_list += "  " + t.name + ": " + t.rule +
+                 (litmus_exhaustive_program(t.name) ? "" : " (no exhaustive form)") + "\n";
   if (int code; !parse_or_exit(f, argc, argv, &code, test_list)) return code;
   if (seeds == 0 || seeds > 10'000'000) return usage_error(f, "--seeds must be between 1 and 10^7");
   if (first_seed > UINT64_MAX - (seeds - 1))
@@ -36,6 +92,13 @@ int cmd_litmus(int argc, const char* const* argv) {
   std::vector<std::string> profiles =
       profile == "all" ? std::vector<std::string>{"spec", "connectx", "sequential"}
                        : std::vector<std::string>{profile};
+  if (exhaustive) {
+    if (f.was_set("seeds") || f.was_set("first-seed"))
+      return usage_error(f, "--seeds and --first-seed do not apply to --exhaustive");
+    if (test != "all" && litmus_exhaustive_program(test) == nullptr)
+      return usage_error(f, "litmus test \"" + test + "\" has no exhaustive form");
+    return run_exhaustive(chosen, profiles, json);
+  }
   int exit_code = kExitOk;
   if (!json) std::printf("%-20s %-10s %-6s %-40s %s\n", "test", "profile", "runs", "outcomes (count)", "verdict");
   for (const LitmusTest* t : chosen) {

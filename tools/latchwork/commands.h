@@ -17,8 +17,10 @@ int cmd_config(int argc, const char* const* argv);
 int cmd_perf(int argc, const char* const* argv);
 int cmd_repro(int argc, const char* const* argv);
 int cmd_memnode(int argc, const char* const* argv);
+int cmd_node(int argc, const char* const* argv);
 int cmd_check(int argc, const char* const* argv);
 int cmd_flips(int argc, const char* const* argv);
 int cmd_hash(int argc, const char* const* argv);
+int cmd_lock(int argc, const char* const* argv);
 
 }  // namespace lw::tool

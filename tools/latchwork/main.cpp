@@ -24,8 +24,10 @@ constexpr Command kCommands[] = {
     {"repro", lw::tool::cmd_repro, "reproduce the papers' microbenchmark figures: model vs paper, CSV/JSON/PNG"},
     {"check", lw::tool::cmd_check, "check a structure's synchronization over many seeds; explain each violation"},
     {"hash", lw::tool::cmd_hash, "RACE vs SMART-HT hash table under YCSB: throughput, latency, retries (SMART §6)"},
+    {"lock", lw::tool::cmd_lock, "ALock vs spinlock vs MCS lock table on symmetric nodes (ALock §6)"},
     {"flips", lw::tool::cmd_flips, "where pessimistic and optimistic schemes swap places (Jasny §4.4-4.5)"},
     {"memnode", lw::tool::cmd_memnode, "serve registered memory to verbs-backend compute processes"},
+    {"node", lw::tool::cmd_node, "a symmetric verbs node: serves its memory and runs workers (lock table, cpu-nic)"},
     {"config", lw::tool::cmd_config, "print the resolved cluster config as JSON"},
 };
 

@@ -10,7 +10,10 @@
 // are told apart by the driver as starvation (every latch free afterwards,
 // a report) or a stuck latch (a failure). The hash table records into the
 // map model (lookups of absent keys, removes) and checks its final contents
-// by a full scan. `latchwork check` runs these.
+// by a full scan. The lock table (locks/lock.h: alock, spin, mcs and three
+// broken variants) runs on memory-node threads of symmetric nodes, records
+// its holds, increments a counter in every hold and checks bounded bypass
+// (builtin_locks.cpp states the bounds). `latchwork check` runs these.
 //
 //   lw::check::BuiltinOptions b;
 //   b.scheme = "bookend";
@@ -31,7 +34,7 @@ namespace lw::check {
 
 // One built-in structure under one scheme.
 struct BuiltinInfo {
-  std::string structure;    // "tuples" | "btree" | "hash"
+  std::string structure;    // "tuples" | "btree" | "hash" | "locks"
   std::string scheme;       // the --scheme name
   bool correct = true;      // false: a negative control, expected to fail
   std::string description;  // one line
@@ -44,12 +47,14 @@ const BuiltinInfo* find_builtin(const std::string& structure, const std::string&
 std::vector<std::string> builtin_schemes(const std::string& structure);
 
 struct BuiltinOptions {
-  std::string structure = "tuples";   // tuples | btree | hash
+  std::string structure = "tuples";   // tuples | btree | hash | locks
   std::string scheme = "versioning";  // a builtins() scheme of that structure
   uint32_t tuple_bytes = 256;         // tuples only
   uint32_t keys = 4;                  // few keys: writers and readers meet (btree: 200 is usual)
   uint32_t read_percent = 50;
   uint32_t max_attempts = 400;        // latch, validation or CAS retries before an operation gives up
+                                      // (locks: wait-loop iterations; latchwork check uses 200,000)
+  uint32_t local_percent = 50;        // locks: share of lock() calls on a lock of the worker's own node
   // The options alone: "" or a message.
   std::string validate() const;
   // validate(), and the cluster a seed of `o` runs on (its shape applied)
@@ -66,8 +71,10 @@ inline constexpr uint64_t kBuiltinMemoryNodeBytes = 8ull << 20;
 // Driver options for a built-in on `base` (backend, semantics, memory node
 // count, switch and budget come from it): the scheme's hardware (the switch
 // for switch-optimistic; two memory nodes at least and the SMART policies of
-// the scheme for hash), kBuiltinMemoryNodeBytes per memory node, first seed
-// base.seed. The shape stays the default (2 x 2 x 2 workers); set it after.
+// the scheme for hash; two memory nodes at least for locks),
+// kBuiltinMemoryNodeBytes per memory node, first seed base.seed. The shape
+// stays the default (2 x 2 x 2 workers; locks: 1 x 1 x 1 compute workers and
+// 2 threads per memory node, which the locks need at least); set it after.
 Options builtin_check_options(const BuiltinOptions& b, const ClusterConfig& base);
 
 // Tuples: the bytes key `key` occupies (tuple, latch, metadata) in the run

@@ -67,6 +67,18 @@ struct VerbsConfig {
   // happened and ends the process with exit code 1; false: the requests
   // complete with kTransport and the program decides.
   bool exit_on_transport_error = true;
+  // Symmetric nodes (`latchwork node`, docs/verbs-backend.md): this process
+  // serves memory node `local_node` itself (its memnode server runs in this
+  // process) and runs that node's memory-node threads, whose CPU loads,
+  // stores and atomics reach the node's registered memory directly. -1: a
+  // compute process. With local_node set, every host-side allocation is
+  // named by its position in this process's sequence (every node process
+  // runs the same set-up, so all get the same addresses), and run() starts
+  // and ends with a barrier of all memory_nodes processes, each bounded by
+  // barrier_timeout_ms. Set by `latchwork node --index`; not part of the
+  // JSON config (it names a process, not the cluster).
+  int32_t local_node = -1;
+  uint32_t barrier_timeout_ms = 600'000;
 };
 
 // Two-sided RPC (verbs/rpc.h): the CPU that serves calls on each memory node.

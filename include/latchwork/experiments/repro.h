@@ -14,6 +14,7 @@
 #include "latchwork/experiments/hash_run.h"
 #include "latchwork/experiments/perf.h"
 #include "latchwork/experiments/tuple_workload.h"
+#include "latchwork/workloads/lock_table.h"
 
 namespace lw {
 
@@ -38,6 +39,13 @@ struct ReproPoint {
   // "mops", "p50_us", "p99_us", "mean_us", or "counter:NAME" (a counter of
   // the result: the NIC model's, or hash.* of hash runs).
   std::string metric = {};
+  // Set: the point is a lock-table run (ALock §6, lock_table.h), run by
+  // run_lock_point() (repro_lock.h). With lock_localities, one run per
+  // locality and the y is their mean; with lock_baseline_remote_budget > 0
+  // each is divided by the same run with that remote budget (ALock Fig. 4).
+  std::optional<workloads::LockTableOptions> lock_table = std::nullopt;
+  std::vector<uint32_t> lock_localities = {};
+  int32_t lock_baseline_remote_budget = 0;
   // Non-empty: plots place the point at this metric of its result (e.g. the
   // achieved Mops of a paced run) instead of x; tables and paper values
   // still name it by x.

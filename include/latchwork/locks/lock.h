@@ -6,7 +6,9 @@
 //
 // Workers run on memory-node threads (Placement::Kind::kMemory, configured
 // by ClusterConfig::memory_node_threads); compute-node workers are pure
-// remote clients of every lock and only the spinlock and MCS serve them.
+// remote clients and only the spinlocks serve them (MCS and ALock waiters
+// spin on a descriptor in their own node's memory, which a compute node does
+// not have: lock() returns kUnsupported).
 //
 //   LockTableConfig t;  t.kind = LockKind::kAlock;  t.locks = 100;
 //   auto table = LockTable::create(backend, t);           // host side, before run()
@@ -44,8 +46,16 @@ bool parse_lock_kind(const std::string& s, LockKind* out);
 // Deliberately broken ALock variants: what the checkers must catch.
 enum class AlockVariant : uint8_t {
   kCorrect,
-  kVictimAfterCheck,  // Peterson: reads the other cohort's tail before writing victim
-  kNoVictim,          // Peterson without the victim (flags only): no mutual exclusion
+  // Peterson tests (other tail, victim) once before writing victim and enters
+  // when victim names the other cohort: the other cohort, holding, was the
+  // last to write it, so a leader walks in beside it (no mutual exclusion,
+  // even under `sequential`).
+  kVictimAfterCheck,
+  // Peterson without the victim (flags only): wait while the other tail is
+  // set, reacquire likewise. Still mutually exclusive (each tail is set
+  // before the other is read), but two cohort leaders, or a budget-exhausted
+  // holder and the other leader, wait on each other forever (deadlock).
+  kNoVictim,
 };
 const char* to_string(AlockVariant v);
 bool parse_alock_variant(const std::string& s, AlockVariant* out);
@@ -106,6 +116,18 @@ class LockTable {
   std::vector<RemoteAddr> descriptors_;  // per (node, thread, coroutine)
 };
 
+// When the last lock() call began to wait, for fairness checks: the
+// interval [enqueue_posted, enqueue_done] contains the instant its request
+// took its place (queue locks: the tail CAS that enqueued it; spinlocks: the
+// first CAS attempt). A request whose enqueue_posted is after another's
+// enqueue_done certainly came later.
+struct LockAttempt {
+  Nanos enqueue_posted = 0;
+  Nanos enqueue_done = 0;
+  bool passed = false;      // handed over by a predecessor
+  bool reacquired = false;  // ALock: passed with budget 0, went through pReacquire
+};
+
 // One worker's use of a table (not shared between coroutines).
 class LockClient {
  public:
@@ -113,18 +135,31 @@ class LockClient {
   // Acquires lock `i`; kOk when held. Errors: a verb's status, kRetryExhausted
   // past max_spins (nothing held, the lock's state left consistent only for
   // the spinlocks; queue locks return it as a failure to report).
+  //
+  // A queue lock (MCS, ALock) that fails in lock() or unlock() leaves this
+  // client's descriptor linked into that lock's queue, where the predecessor
+  // will still pass the lock into it and a successor still link itself.
+  // Re-arming the descriptor for another acquisition would let that stale
+  // pass hand it a lock it does not hold (and enqueue it twice), so the
+  // client is spent: every later lock() / unlock() returns kRetryExhausted
+  // without touching memory (spent() says so). The lock it gave up on stays
+  // taken by the abandoned descriptor.
   Task<Status> lock(uint64_t i);
   // Releases lock `i`, which this client holds.
   Task<Status> unlock(uint64_t i);
+  bool spent() const { return spent_; }
   bool is_local(uint64_t i) const { return t_.home(i) == w_.placement().node && w_.placement().on_memory_node(); }
   const LockClientStats& stats() const { return stats_; }
+  const LockAttempt& last_attempt() const { return attempt_; }
 
  private:
   const LockTable& t_;
   Worker& w_;
   LockClientStats stats_;
+  LockAttempt attempt_;
   int64_t held_ = -1;   // the lock held, or -1
   bool held_local_ = false;
+  bool spent_ = false;  // a queue lock's call failed: the descriptor may be queued
 };
 
 }  // namespace lw::locks

@@ -28,8 +28,21 @@ struct MemnodeOptions {
 };
 
 // Serves until `stop` becomes true. `log` receives one line per event (ready,
-// client connected/left). Returns an error message, or "" after a clean stop.
+// client connected/left). `serving`, if given, is called once the node
+// listens and its memory is registered (`latchwork node` runs this on a thread
+// of its own and then connects to itself). Returns an error message, or ""
+// after a clean stop. A VerbsBackend in the same process reaches the memory
+// with its CPU too (Worker::cpu_*; ClusterConfig::verbs.local_node).
 std::string run_memnode(const MemnodeOptions& options, const std::atomic<bool>& stop,
-                        const std::function<void(const std::string&)>& log);
+                        const std::function<void(const std::string&)>& log,
+                        const std::function<void()>& serving = {});
+
+// Waits at the barrier `name` that the memory node at `node` keeps until
+// `parties` callers arrived, at most `timeout_ms` (plus reaching the node
+// within `connect_timeout_ms`). "" or an error message. Used where no backend
+// is connected: a `latchwork node` process keeps serving until its peers are
+// done with its memory.
+std::string memnode_barrier(const MemoryNodeAddress& node, const std::string& name, uint32_t parties,
+                            uint64_t timeout_ms, uint32_t connect_timeout_ms);
 
 }  // namespace lw

@@ -6,9 +6,14 @@
 // The program is ordinary Latchwork code: worker coroutines written against
 // Worker (verbs, batches, CPU accesses of memory-node threads). Here each
 // verb is cut into the atomic steps the contract allows to interleave:
-//   - a READ: one step per 64-byte line, in any order if
-//     read_lines_unordered (else in address order);
-//   - a WRITE: one step per line, in address order;
+//   - a READ: one step per 64-byte line, in any order, if
+//     read_lines_unordered; else one step (a snapshot, as the simulator
+//     fetches it), so a staggered WRITE can tear it in one direction only;
+//   - a WRITE: one step per line, in address order, if
+//     write_lines_staggered (else one step); with write_payload_late an
+//     unsignaled WRITE also reads each source line in a step of its own
+//     between post and landing (an awaited one cannot see its buffer change:
+//     its coroutine is suspended until it completes);
 //   - a NIC atomic: a read step and a write-back step (a failed CAS writes
 //     nothing); other NIC atomics on that word wait between the two; a WRITE
 //     (atomic_loses_write) or CPU access (atomic_loses_cpu) may land between
@@ -18,8 +23,14 @@
 //     order, a later request may pass an earlier READ unless fenced
 //     (read_overtaken), two READs in either order (reads_unordered);
 //     completions in posting order. Windows (the *_ns fields) are ignored.
-// A coroutine resumes in the step that completes what it awaited, and runs
-// until its next await.
+//     With atomic_loses_write (atomic_loses_cpu) off, a WRITE line (CPU
+//     store or atomic) on a word inside an open atomic waits for its
+//     write-back: it is linearised after the atomic, or lands before its read.
+//   - sleep: a yield, one step; park waits for an unpark, whose wake is a step.
+// A coroutine resumes in the step that completes what it awaited (the
+// earliest it could), and runs until its next await; its code between awaits
+// is one atomic block. now() counts the steps so far; charge_cpu is ignored;
+// rpc completes with kUnsupported; queue depth is not limited.
 //
 // Search: depth-first over the choices, replaying the program from the start
 // to reach each state (coroutines cannot be copied). A state is identified by
@@ -28,7 +39,10 @@
 // deterministic); states seen before are not expanded again. Spin-loop
 // reduction: an operation identical to the coroutine's previous one that
 // returns the same result does not change its state (sound for loops whose
-// iteration only re-reads and compares). Because states are counted exactly,
+// iteration only re-reads and compares; more generally a block of up to four
+// operations repeated with the same results, e.g. a failed CAS then a sleep,
+// is folded; unsound for loops that count their tries: turn it off with
+// Spec::spin_reduction). Because states are counted exactly,
 // the result says how many there were, and with check_progress it proves that
 // from every reachable state some path ends with every worker finished
 // (no deadlock, no livelock in which the workers only spin).
@@ -73,6 +87,7 @@ struct Spec {
   // Checked when every worker has finished: "" or a message.
   std::function<std::string(Backend&)> final_check;
   bool check_progress = true;        // prove every state can reach the end
+  bool spin_reduction = true;        // fold repeated operations (see above)
   uint64_t max_states = 20'000'000;  // bounds: past them the result is incomplete
   uint32_t max_depth = 100'000;      // steps in one execution
 
@@ -86,8 +101,10 @@ struct Result {
   uint64_t terminal_states = 0;   // states with every worker finished
   uint64_t replays = 0;           // runs of the program from its start
   uint32_t max_depth = 0;         // longest execution seen (steps)
-  std::string violation;          // "" if none: invariant, final check, stuck state
-  std::vector<std::string> trace; // the steps from the start to the violation
+  std::string violation;          // "" if none: invariant, final check, exception,
+                                  // "deadlock: ..." or "stuck: ..." (check_progress)
+  std::vector<std::string> trace; // the steps from the start to the violation, then
+                                  // (for deadlock/stuck) what each worker waits on
   std::string bound;              // which bound stopped an incomplete search
   double wall_seconds = 0;        // for reports only; no decision reads it
 };

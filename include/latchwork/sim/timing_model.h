@@ -21,8 +21,14 @@
 namespace lw {
 
 // Where a work request comes from and goes to.
+//
+// Symmetric nodes (ALock §4): a memory-node thread's verbs leave from its own
+// node's NIC. Its route names compute node `compute_nodes + node` (see
+// SimBackend); a verb from it to `node` itself is loopback: it never reaches
+// the wire but passes the NIC twice and crosses that NIC's PCIe for every
+// DMA (ALock §2, Fig. 1).
 struct WrRoute {
-  uint32_t compute_node = 0;
+  uint32_t compute_node = 0;  // compute node index, or compute_nodes + memory node
   uint32_t thread = 0;          // global index of the posting thread
   uint32_t thread_in_node = 0;
   NodeId memory_node = 0;
@@ -93,9 +99,18 @@ class TimingModel {
 };
 
 // Fixed round trip plus per-byte cost plus uniform jitter; no queueing.
+// Loopback (a memory-node thread's verb to its own node, when the model knows
+// `compute_nodes`): no one_way_ns and no wire time; instead one pcie_ns each
+// way (the NIC fetches the WQE from, and writes the completion to, host
+// memory over PCIe), plus the responder's pcie_ns access as for any verb.
 class SimpleTimingModel final : public TimingModel {
  public:
-  explicit SimpleTimingModel(const TimingConfig& c) : c_(c) {}
+  explicit SimpleTimingModel(const TimingConfig& c, uint32_t compute_nodes = ~0u)
+      : c_(c), compute_nodes_(compute_nodes) {}
+  // The route is a memory-node thread's verb to its own node.
+  bool loopback(const WrRoute& r) const {
+    return r.compute_node >= compute_nodes_ && r.compute_node - compute_nodes_ == r.memory_node;
+  }
   Nanos post_batch(const WrRoute&, const WorkRequest*, uint32_t n, Nanos cpu) override {
     return cpu + n * c_.post_cpu_ns;
   }
@@ -125,6 +140,7 @@ class SimpleTimingModel final : public TimingModel {
  private:
   Nanos wire(uint64_t bytes) const { return static_cast<Nanos>(bytes / c_.bytes_per_ns); }
   TimingConfig c_;
+  uint32_t compute_nodes_;
 };
 
 // The model a config asks for: SimpleTimingModel for nic.profile "simple",

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -29,6 +30,9 @@ struct LockTableOptions {
   bool verify = true;
   // verbs: which node this process is (its workers run), and how many there are.
   uint32_t process_index = 0;
+  // Called (serialized) each time another twentieth of this process's
+  // operations completed: (done, total). Reporting only; may be empty.
+  std::function<void(uint64_t, uint64_t)> progress = {};
   std::string validate() const;   // "" or a message naming the field
 };
 

@@ -1,0 +1,52 @@
+#include "plot_json.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#ifndef LW_PLOT_SCRIPT
+#define LW_PLOT_SCRIPT "tools/plot/plot_repro.py"
+#endif
+
+extern char** environ;
+
+namespace lw::tool {
+
+std::string default_plot_script() { return LW_PLOT_SCRIPT; }
+
+std::string default_python() {
+  // Debian's python3-matplotlib lives with the system interpreter.
+  return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+}
+
+std::string plot_json(const std::string& json, const std::string& png_path, const std::string& python,
+                      const std::string& script) {
+  const std::string json_path = png_path + ".json";
+  {
+    std::ofstream out(json_path);
+    out << json;
+    if (!out) return "cannot write " + json_path;
+  }
+  const std::vector<std::string> args = {python, script, json_path, png_path};
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ); rc != 0)
+    return "cannot start " + python + ": " + std::strerror(rc);
+  int status = 0;
+  for (int tries = 0; waitpid(pid, &status, 0) < 0; ++tries) {
+    if (errno != EINTR || tries > 1000) return "waiting for " + python + ": " + std::strerror(errno);
+  }
+  if (!WIFEXITED(status)) return python + " was killed by signal " + std::to_string(WTERMSIG(status));
+  if (WEXITSTATUS(status) != 0)
+    return script + " exited with " + std::to_string(WEXITSTATUS(status)) + " (needs python3-matplotlib)";
+  return {};
+}
+
+}  // namespace lw::tool

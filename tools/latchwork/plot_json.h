@@ -1,0 +1,18 @@
+// Drawing a PNG from a repro-style result JSON with tools/plot/plot_repro.py
+// (the script `latchwork repro` uses), for commands other than repro.
+#pragma once
+
+#include <string>
+
+namespace lw::tool {
+
+// The plot script compiled in (LW_PLOT_SCRIPT) and the Python that runs it.
+std::string default_plot_script();
+std::string default_python();
+// Writes `json` to `png_path` + ".json" and runs `python script json png`
+// (an argument vector, no shell). Returns "" or what went wrong.
+std::string plot_json(const std::string& json, const std::string& png_path,
+                      const std::string& python = default_python(),
+                      const std::string& script = default_plot_script());
+
+}  // namespace lw::tool
