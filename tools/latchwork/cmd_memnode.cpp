@@ -5,6 +5,7 @@
 
 #include "cluster_flags.h"
 #include "commands.h"
+#include "parse_bytes.h"
 #include "latchwork/backends.h"
 #ifdef LW_HAVE_VERBS
 #include "latchwork/rdma/memnode.h"
@@ -17,34 +18,7 @@ namespace {
 std::atomic<bool> g_stop{false};
 extern "C" void on_stop_signal(int) { g_stop.store(true); }
 
-// The largest --size (MemnodeOptions::validate checks [1 MiB, 1 TiB]).
-constexpr uint64_t kMaxMemnodeBytes = 1ull << 40;
 
-// "64M", "1G", "4096": bytes with an optional K/M/G/T (binary) suffix.
-std::string parse_bytes(const std::string& text, uint64_t* out) {
-  if (text.empty()) return "size is empty";
-  size_t digits = text.find_first_not_of("0123456789");
-  if (digits == 0) return "size \"" + text + "\" must start with a number";
-  if (digits != std::string::npos && digits + 1 != text.size())
-    return "size \"" + text + "\": use a number with an optional K, M or G suffix";
-  if (text.size() > 15) return "size \"" + text + "\" is too large (at most 1T)";
-  const uint64_t v = std::stoull(text.substr(0, digits));
-  unsigned shift = 0;
-  if (digits != std::string::npos) {
-    switch (text[digits]) {
-      case 'K': case 'k': shift = 10; break;
-      case 'M': case 'm': shift = 20; break;
-      case 'G': case 'g': shift = 30; break;
-      case 'T': case 't': shift = 40; break;
-      default: return "size \"" + text + "\": unknown suffix (K, M, G or T)";
-    }
-  }
-  // 17179869185G must not wrap around to 1G.
-  if (v > (kMaxMemnodeBytes >> shift))
-    return "size \"" + text + "\" is too large (at most 1T)";
-  *out = v << shift;
-  return {};
-}
 
 }  // namespace
 
@@ -68,7 +42,7 @@ int cmd_memnode(int argc, const char* const* argv) {
   // Bad input is reported first, with or without the verbs backend.
   uint64_t bytes = 0;
   if (std::string e = parse_bytes(size, &bytes); !e.empty()) return usage_error(f, "--size: " + e);
-  if (bytes < (1u << 20) || bytes > kMaxMemnodeBytes)
+  if (bytes < (1u << 20) || bytes > kMaxNodeProcessBytes)
     return usage_error(f, "--size must be in [1M, 1T], got " + size);
 #ifndef LW_HAVE_VERBS
   (void)port;

@@ -16,7 +16,9 @@
 #include "commands.h"
 #include "latchwork/backends.h"
 #include "latchwork/workloads/lock_table.h"
+#include "lock_report.h"
 #include "node_cpu_nic.h"
+#include "parse_bytes.h"
 #ifdef LW_HAVE_VERBS
 #include "latchwork/rdma/memnode.h"
 #endif
@@ -25,122 +27,13 @@ namespace lw::tool {
 
 namespace {
 
-// The largest --size (MemnodeOptions::validate checks [1 MiB, 1 TiB]).
-constexpr uint64_t kMaxNodeBytes = 1ull << 40;
 // How long the in-process memory node may take to map and register memory.
 constexpr auto kServeStartTimeout = std::chrono::seconds(120);
 
-std::string parse_size(const std::string& text, uint64_t* out) {
-  size_t digits = text.find_first_not_of("0123456789");
-  if (text.empty() || digits == 0) return "size \"" + text + "\" must start with a number";
-  if (digits != std::string::npos && digits + 1 != text.size())
-    return "size \"" + text + "\": use a number with an optional K, M, G or T suffix";
-  if (text.size() > 15) return "size \"" + text + "\" is too large (at most 1T)";
-  const uint64_t v = std::stoull(text.substr(0, digits));
-  unsigned shift = 0;
-  if (digits != std::string::npos) {
-    switch (text[digits]) {
-      case 'K': case 'k': shift = 10; break;
-      case 'M': case 'm': shift = 20; break;
-      case 'G': case 'g': shift = 30; break;
-      case 'T': case 't': shift = 40; break;
-      default: return "size \"" + text + "\": unknown suffix (K, M, G or T)";
-    }
-  }
-  if (v > (kMaxNodeBytes >> shift)) return "size \"" + text + "\" is too large (at most 1T)";
-  *out = v << shift;
-  return {};
-}
 
-double us(uint64_t ns) { return static_cast<double>(ns) / 1e3; }
-
-// The report of `latchwork lock` (tools/latchwork/cmd_lock.cpp: same rows and
-// JSON keys), for this node's workers, plus the node.
-nlohmann::json latency_json(const Histogram& h) {
-  return {{"count", h.count()},         {"mean_us", h.mean() / 1e3},
-          {"p50_us", us(h.quantile(0.5))}, {"p90_us", us(h.quantile(0.9))},
-          {"p99_us", us(h.quantile(0.99))}, {"p999_us", us(h.quantile(0.999))},
-          {"max_us", us(h.max())}};
-}
-
-void print_latency(const char* name, const Histogram& h) {
-  if (h.count() == 0) {
-    std::printf("%-22s -\n", name);
-    return;
-  }
-  std::printf("%-22s p50 %.2f  p90 %.2f  p99 %.2f  p99.9 %.2f  max %.2f  mean %.2f  (%llu ops)\n", name,
-              us(h.quantile(0.5)), us(h.quantile(0.9)), us(h.quantile(0.99)), us(h.quantile(0.999)), us(h.max()),
-              h.mean() / 1e3, static_cast<unsigned long long>(h.count()));
-}
-
-void print_lock_result(const workloads::LockTableOptions& o, const workloads::LockTableResult& r, bool json) {
-  const ClusterConfig& c = o.cluster;
-  const locks::LockClientStats& s = r.totals;
-  const double ops = r.ops > 0 ? static_cast<double>(r.ops) : 1.0;
-  if (json) {
-    const nlohmann::json j = {{"lock", locks::to_string(o.table.kind)},
-                              {"variant", locks::to_string(o.table.variant)},
-                              {"node", o.process_index},
-                              {"nodes", c.memory_nodes},
-                              {"threads_per_node", c.memory_node_threads},
-                              {"coroutines_per_thread", c.coroutines_per_thread},
-                              {"locks", o.table.locks},
-                              {"locality_percent", o.locality_percent},
-                              {"local_budget", o.table.local_budget},
-                              {"remote_budget", o.table.remote_budget},
-                              {"backend", c.backend},
-                              {"seed", c.seed},
-                              {"ops", r.ops},
-                              {"mops", r.mops},
-                              {"elapsed_ns", r.elapsed_ns},
-                              {"latency", latency_json(r.latency)},
-                              {"local_latency", latency_json(r.local_latency)},
-                              {"remote_latency", latency_json(r.remote_latency)},
-                              {"acquisitions", s.acquisitions},
-                              {"local_acquisitions", s.local_acquisitions},
-                              {"passes", s.passes},
-                              {"reacquires", s.reacquires},
-                              {"remote_verbs", s.remote_verbs},
-                              {"loopback_verbs", s.loopback_verbs},
-                              {"cpu_accesses", s.cpu_accesses},
-                              {"spins", s.spins},
-                              {"verbs_per_op", static_cast<double>(s.remote_verbs) / ops},
-                              {"failures", r.failures},
-                              {"verified", o.verify},
-                              {"exact", r.exact},
-                              {"mismatch", r.mismatch},
-                              {"counters", r.nic}};
-    std::printf("%s\n", j.dump(2).c_str());
-    return;
-  }
-  std::printf("# %s lock table, verbs backend, node %u of %u (this process's workers), seed %llu\n",
-              locks::to_string(o.table.kind), o.process_index, c.memory_nodes,
-              static_cast<unsigned long long>(c.seed));
-  std::printf("%-22s %u nodes x %u threads x %u coroutines; %llu locks; %u%% local; budgets local %d remote %d\n",
-              "set-up", c.memory_nodes, c.memory_node_threads, c.coroutines_per_thread,
-              static_cast<unsigned long long>(o.table.locks), o.locality_percent, o.table.local_budget,
-              o.table.remote_budget);
-  std::printf("%-22s %.3f (%llu ops in %.3f ms)\n", "throughput (Mops)", r.mops, static_cast<unsigned long long>(r.ops),
-              static_cast<double>(r.elapsed_ns) / 1e6);
-  print_latency("latency (us) all", r.latency);
-  print_latency("latency (us) local", r.local_latency);
-  print_latency("latency (us) remote", r.remote_latency);
-  std::printf("%-22s %llu (%llu local), %llu passed, %llu reacquires\n", "acquisitions",
-              static_cast<unsigned long long>(s.acquisitions), static_cast<unsigned long long>(s.local_acquisitions),
-              static_cast<unsigned long long>(s.passes), static_cast<unsigned long long>(s.reacquires));
-  std::printf("%-22s %.2f verbs (%.2f loopback), %.2f CPU accesses, %.2f spins\n", "per operation",
-              static_cast<double>(s.remote_verbs) / ops, static_cast<double>(s.loopback_verbs) / ops,
-              static_cast<double>(s.cpu_accesses) / ops, static_cast<double>(s.spins) / ops);
-  if (!r.nic.empty()) {
-    std::printf("%-22s", "counters");
-    for (const auto& [k, v] : r.nic) std::printf(" %s=%g", k.c_str(), v);
-    std::printf("\n");
-  }
-  if (r.failures > 0)
-    std::printf("%-22s %llu (%s)\n", "failed calls", static_cast<unsigned long long>(r.failures), r.mismatch.c_str());
-  if (o.verify)
-    std::printf("counters: %s\n", r.exact ? "exact (every counter equals its lock's acquisitions)"
-                                          : ("MISMATCH: " + r.mismatch).c_str());
+void print_node_result(const workloads::LockTableOptions& o, const workloads::LockTableResult& r, bool json) {
+  if (json) std::printf("%s\n", lock_result_json(o, r).dump(2).c_str());
+  else print_lock_result(o, r);
 }
 
 }  // namespace
@@ -215,8 +108,8 @@ int cmd_node(int argc, const char* const* argv) {
   if (cluster.empty()) return usage_error(f, "--cluster FILE is required (one entry per node process)");
   if (!f.was_set("index")) return usage_error(f, "--index is required: this process's entry in the cluster file");
   uint64_t bytes = 0;
-  if (std::string e = parse_size(size, &bytes); !e.empty()) return usage_error(f, "--size: " + e);
-  if (bytes < (1u << 20) || bytes > kMaxNodeBytes) return usage_error(f, "--size must be in [1M, 1T], got " + size);
+  if (std::string e = parse_bytes(size, &bytes); !e.empty()) return usage_error(f, "--size: " + e);
+  if (bytes < (1u << 20) || bytes > kMaxNodeProcessBytes) return usage_error(f, "--size must be in [1M, 1T], got " + size);
   ClusterConfig c;
   c.backend = "verbs";
   c.verbs.cluster_file = cluster;
@@ -319,7 +212,7 @@ int cmd_node(int argc, const char* const* argv) {
       std::fprintf(stderr, "%s: %s\n", me.c_str(), e.c_str());
       code = kExitCheckFailed;
     } else {
-      print_lock_result(lt, r, json);
+      print_node_result(lt, r, json);
       if (!r.exact || r.failures > 0) {
         std::fprintf(stderr, "%s: %s\n", me.c_str(),
                      !r.exact ? ("the counters are not exact: " + r.mismatch).c_str()
