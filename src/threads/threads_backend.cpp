@@ -48,6 +48,14 @@ struct Coroutine final : WorkerPort {
   Task<void> task;
   std::coroutine_handle<> resume_point;
   Nanos wake_at = 0;
+  // CPU accesses completed in a row without suspending: every
+  // kCpuAccessesPerYield-th goes through the thread's ready queue, so that a
+  // spin of CPU loads lets the thread's other coroutines run and does not
+  // nest one resumption inside another without bound (symmetric transfer is
+  // not a guaranteed tail call in unoptimised builds: ASan saw the stack
+  // overflow in a lock waiter's spin).
+  uint32_t cpu_streak = 0;
+  static constexpr uint32_t kCpuAccessesPerYield = 64;
 };
 
 struct OsThread {
@@ -481,7 +489,7 @@ bool Coroutine::sleep(Nanos ns, std::coroutine_handle<> waiter) {
   return true;
 }
 
-bool Coroutine::cpu_access(CpuAccess* op, std::coroutine_handle<>) {
+bool Coroutine::cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) {
   ThreadsBackend::Impl& s = *backend;
   const Placement& p = worker.placement();
   if (!p.on_memory_node() || op->addr.node() != p.node) {
@@ -513,7 +521,12 @@ bool Coroutine::cpu_access(CpuAccess* op, std::coroutine_handle<>) {
       op->old_value = node.mem.update_word(off, w, [&](uint64_t old, uint64_t* n) { *n = old + op->a; return true; });
       break;
   }
-  return false;
+  if (++cpu_streak < kCpuAccessesPerYield) return false;
+  cpu_streak = 0;
+  resume_point = waiter;
+  wake_at = 0;
+  thread->ready.push_back(this);
+  return true;
 }
 
 bool Coroutine::rpc(RpcCall* call, std::coroutine_handle<> waiter) {
