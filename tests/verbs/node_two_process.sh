@@ -21,7 +21,7 @@
 #
 # Usage: tests/verbs/node_two_process.sh [BUILD_DIR [LOCK-TABLE FLAGS...]]
 #   (exit 0 only if every check passed; --verify=false among the extra flags
-#   checks exit codes only, for a runner without cross-process verify)
+#   checks exit codes only)
 set -uo pipefail
 BUILD=${1:-build}
 shift || true
@@ -95,25 +95,12 @@ fi
 echo "     CPU CAS vs NIC CAS on one word (rxe: atomics under a kernel lock, not against the CPU):" \
   "$(grep -h "CPU CAS by its own workers" "$OUT/node-cpu-nic-0.txt" | sed 's/^ *//' | tr '\n' ';')"
 
-# Does the lock-table runner verify counters across processes on verbs? (It
-# refuses with exit 2 before serving anything when it does not.)
-if [ $VERIFY -eq 1 ] && timeout 60 "$LW" node "${COMMON[@]}" --index 0 --connect-timeout-ms 10 --ops 1 \
-     >"$TMP/probe.out" 2>&1; [ $? -eq 2 ] && grep -q "verify" "$TMP/probe.out"; then
-  echo "     the lock-table runner refuses --verify on verbs: $(grep -m1 verify "$TMP/probe.out")"
-  echo "     (running without it; the exactness checks below FAIL until it is wired)"
-  VERIFY=0
-  UNVERIFIED=1
-fi
-
 note "lock table over two node processes: 4 locks, 50% local, 2 threads x 2 coroutines each, exact counters"
 for lock in alock spin mcs; do
   flags=("${EXTRA[@]}")
-  [ "${UNVERIFIED:-0}" -eq 1 ] && flags+=(--verify=false)
   two "lock-$lock" 900 --lock $lock --locks 4 --locality 50 --threads 2 --coroutines 2 --ops 150 --seed 7 "${flags[@]}"
   acq=$(grep -h '^acquisitions' "$OUT/node-lock-$lock-0.txt" "$OUT/node-lock-$lock-1.txt" | awk '{s += $2} END {print s + 0}')
-  if [ $r0 -eq 0 ] && [ $r1 -eq 0 ] && [ "${UNVERIFIED:-0}" -eq 1 ]; then
-    fail "$lock lock table across 2 node processes: both ran ($acq acquisitions, ${secs}s) but the counters were NOT verified (the runner refuses verify on verbs)"
-  elif [ $r0 -eq 0 ] && [ $r1 -eq 0 ] && [ $VERIFY -eq 0 ]; then
+  if [ $r0 -eq 0 ] && [ $r1 -eq 0 ] && [ $VERIFY -eq 0 ]; then
     pass "$lock lock table across 2 node processes: both ran ($acq acquisitions, ${secs}s; counters NOT checked: --verify=false)"
   elif [ $r0 -eq 0 ] && [ $r1 -eq 0 ] &&
      grep -q "counters: exact" "$OUT/node-lock-$lock-0.txt" && grep -q "counters: exact" "$OUT/node-lock-$lock-1.txt"; then
