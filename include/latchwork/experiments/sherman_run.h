@@ -1,0 +1,101 @@
+// The B+Tree experiment of Sherman §5 and SMART §6.2.3: a tree (Sherman,
+// Sherman+, SMART-BT or FG+) bulk-loaded host-side 80% full, then a workload
+// on every compute coroutine for a measured window of virtual time after a
+// warm-up (or a fixed number of operations per coroutine on real backends).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "latchwork/config/cluster_config.h"
+#include "latchwork/experiments/perf.h"
+#include "latchwork/structures/sherman/tree.h"
+
+namespace lw {
+
+// Sherman Table 3 and SMART §6.2.1's mixes. Inserts pick a loaded key with
+// probability 2/3 (an update, §5.1.3) and a fresh key otherwise.
+enum class TreeMix : uint8_t {
+  kWriteOnly,       // 100% insert
+  kWriteIntensive,  // 50% insert, 50% lookup
+  kReadIntensive,   // 5% insert, 95% lookup
+  kRangeOnly,       // 100% range
+  kRangeWrite,      // half the coroutines insert, half run ranges
+  kWriteHeavy,      // SMART: 50% update, 50% lookup (updates of loaded keys)
+  kReadHeavy,       // SMART: 5% update, 95% lookup
+  kReadOnly,        // SMART: 100% lookup
+};
+const char* to_string(TreeMix m);
+// "write-only" | "write-intensive" | "read-intensive" | "range-only" |
+// "range-write" | "write-heavy" | "read-heavy" | "read-only".
+bool parse_tree_mix(const std::string& s, TreeMix* out);
+
+struct ShermanRunOptions {
+  std::string index = "sherman";  // the preset name (for reports)
+  sherman::TreeConfig tree;
+  TreeMix mix = TreeMix::kWriteIntensive;
+  double zipf = 0.99;             // 0 = uniform
+  uint64_t keys = 1u << 20;       // loaded keys (the papers load 10^9; scaled down)
+  uint64_t range_size = 100;      // keys per range query (Fig. 12)
+  Nanos warmup_ns = 1'000'000;
+  Nanos measure_ns = 2'000'000;
+  // >0: every coroutine runs exactly this many operations, all measured
+  // (real backends); the window is ignored.
+  uint64_t ops_per_worker = 0;
+  uint64_t max_ops_per_worker = 10'000'000;
+  // Exact final-state check: host_contents against a model of the writes
+  // (needs one writer per key: partitioned writes are implied).
+  bool verify = false;
+  uint64_t workload_seed = 1;     // the key set and scramble
+
+  // Several compute processes on one tree (verbs), as HashRunOptions.
+  uint32_t processes = 1;
+  uint32_t process_index = 0;
+  std::string shared_name;
+  uint64_t barrier_timeout_ms = 300'000;
+
+  static constexpr uint64_t kMaxKeys = uint64_t{1} << 32;
+  std::string validate(const ClusterConfig& c) const;
+};
+
+struct ShermanRunResult {
+  std::string index, mix;
+  uint64_t workers = 0;
+  uint64_t ops = 0, lookups = 0, inserts = 0, ranges = 0;  // completed in the window
+  uint64_t not_found = 0;   // lookups of a loaded key that missed (a bug)
+  uint64_t failed = 0;
+  double mops = 0;
+  double latency_us_p50 = 0, latency_us_p99 = 0, latency_us_mean = 0;
+  // Fig. 14 over the window's write operations (inserts):
+  std::vector<double> write_round_trip_share;  // [r] = share needing r round trips, r < 16; [15] = 15+
+  double write_round_trips_p99 = 0;
+  double write_bytes_no_split_median = 0;      // bytes written by writes that did not split
+  double write_bytes_mean = 0;
+  std::vector<double> lookup_retry_share;      // [r] = share of lookups with r retries (16)
+  double lookups_without_retry = 0;
+  double round_trips_per_op = 0, bytes_per_op = 0;
+  double cache_hit_ratio = 0, speculative_hit_ratio = 0;
+  uint32_t height = 0;
+  sherman::TreeStats tree;
+  std::string lock_fallback;  // why HOCL is not on-chip, when it is not
+  uint64_t verbs = 0;
+  double wall_seconds = 0, load_wall_seconds = 0;
+  Nanos elapsed_ns = 0;
+  uint64_t trace_hash = 0;
+  std::map<std::string, double> counters;  // the NIC model's
+  bool verified = false;
+  uint64_t keys_checked_exact = 0;
+  std::string error;
+
+  bool ok() const { return error.empty(); }
+  std::string to_json() const;
+  // For repro figures: Mops, latencies and the tree metrics as counters
+  // ("btree.rt_share.3", "btree.write_bytes_no_split", ...).
+  PerfResult to_perf_result() const;
+};
+
+ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptions& o);
+
+}  // namespace lw
