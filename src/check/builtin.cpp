@@ -62,6 +62,12 @@ std::vector<BuiltinInfo> make_registry() {
                "ALock whose Peterson tests before writing victim: enters beside the other cohort's holder"});
   v.push_back({"locks", "alock-no-victim", false,
                "ALock with Peterson's flags only: two cohort leaders wait on each other forever"});
+  v.push_back({"sherman", "per-line", true,
+               "Sherman+ B+Tree: HOCL, combination, a version in every 64-byte line (SMART 5.2)"});
+  v.push_back({"sherman", "smart-bt", true, "SMART-BT: per-line versions, speculative lookup, SMART runtime"});
+  v.push_back({"sherman", "fg+", true, "FG+: sorted nodes, whole-node write-back, CRC-64, host CAS locks"});
+  v.push_back({"sherman", "two-level", false,
+               "Sherman's 4-bit node and entry versions: trusts READs to fetch lines in address order"});
   return v;
 }
 
@@ -86,11 +92,13 @@ std::vector<std::string> builtin_schemes(const std::string& structure) {
 }
 
 std::string BuiltinOptions::validate() const {
-  if (structure != "tuples" && structure != "btree" && structure != "hash" && structure != "locks")
-    return "structure must be tuples, btree, hash or locks";
+  if (structure != "tuples" && structure != "btree" && structure != "hash" && structure != "locks" &&
+      structure != "sherman")
+    return "structure must be tuples, btree, hash, locks or sherman";
   if (!find_builtin(structure, scheme)) {
     if (structure == "btree") return "the btree structure takes the schemes btree-optimistic and btree-pessimistic";
     if (structure == "hash") return "the hash structure takes the schemes race, smart-ht and unordered-publish";
+    if (structure == "sherman") return "the sherman structure takes the schemes per-line, smart-bt, fg+ and two-level";
     if (structure == "locks")
       return "the locks structure takes the schemes alock, spin, mcs, spin-local-cpu, alock-victim-after-check "
              "and alock-no-victim";
@@ -102,6 +110,7 @@ std::string BuiltinOptions::validate() const {
   if (max_attempts == 0) return "max attempts must be positive";
   if (structure == "btree") return keys == 0 || keys > 100000 ? "keys must be in [1, 100000]" : "";
   if (structure == "hash") return keys == 0 || keys > 100000 ? "keys must be in [1, 100000]" : "";
+  if (structure == "sherman") return keys == 0 || keys > 100000 ? "keys must be in [1, 100000]" : "";
   if (structure == "locks") {
     if (local_percent > 100) return "local percent must be in [0, 100]";
     return keys == 0 || keys > 4096 ? "keys must be in [1, 4096]" : "";
@@ -123,6 +132,7 @@ std::string BuiltinOptions::validate(const Options& o) const {
   if (std::string e = c.check_queue_depth(ClusterConfig::kMaxBatchWrs); !e.empty()) return e;
   if (structure == "hash") return builtin_detail::hash_dry_run(c, *this);
   if (structure == "locks") return builtin_detail::locks_validate(c, *this);
+  if (structure == "sherman") return builtin_detail::sherman_dry_run(c, *this);
   return structure == "btree" ? builtin_detail::btree_dry_run(c, *this)
                               : builtin_detail::tuples_dry_run(c, *this, o.shape.ops_per_worker);
 }
@@ -134,6 +144,7 @@ Options builtin_check_options(const BuiltinOptions& b, const ClusterConfig& base
   o.cluster.budget.progress_seconds = 0;  // the command reports progress per seed
   if (b.structure == "tuples") tuple_scheme_prepare_cluster(b.scheme, &o.cluster);
   if (b.structure == "hash") builtin_detail::hash_prepare_cluster(b.scheme, &o.cluster);
+  if (b.structure == "sherman") builtin_detail::sherman_prepare_cluster(b.scheme, &o.cluster);
   if (b.structure == "locks") {
     // Symmetric nodes: the workers are memory-node threads (two per node);
     // one compute worker (a remote-only client of the spinlocks).
@@ -157,6 +168,7 @@ WorkloadFactory builtin_workload(const BuiltinOptions& b) {
   LW_CHECK_MSG(b.validate().empty(), b.validate());
   if (b.structure == "hash") return builtin_detail::hash_workload(b);
   if (b.structure == "locks") return builtin_detail::locks_workload(b);
+  if (b.structure == "sherman") return builtin_detail::sherman_workload(b);
   return b.structure == "btree" ? builtin_detail::btree_workload(b) : builtin_detail::tuples_workload(b);
 }
 

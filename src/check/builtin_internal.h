@@ -30,4 +30,10 @@ void locks_prepare_cluster(ClusterConfig* c);
 std::string locks_validate(const ClusterConfig& c, const BuiltinOptions& b);
 WorkloadFactory locks_workload(const BuiltinOptions& b);
 
+// Sherman's tree (builtin_sherman.cpp): two memory nodes at least, the
+// scheme's preset applied to the cluster (smart-bt: the SMART runtime).
+std::string sherman_dry_run(const ClusterConfig& c, const BuiltinOptions& b);
+void sherman_prepare_cluster(const std::string& scheme, ClusterConfig* c);
+WorkloadFactory sherman_workload(const BuiltinOptions& b);
+
 }  // namespace lw::check::builtin_detail

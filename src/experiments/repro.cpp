@@ -259,6 +259,16 @@ ReproFigure alock_fig1();
 ReproFigure alock_fig4();
 ReproFigure alock_fig5();
 ReproFigure alock_fig6();
+// Sherman §3.2.2 and §5, SMART §6.2.3 (src/repro/sherman/, one file per figure).
+ReproFigure sherman_fig2();
+ReproFigure sherman_fig10();
+ReproFigure sherman_fig11();
+ReproFigure sherman_fig12();
+ReproFigure sherman_fig13();
+ReproFigure sherman_fig14();
+ReproFigure sherman_fig15();
+ReproFigure sherman_fig16();
+ReproFigure smart_fig12();
 
 const std::vector<ReproFigure>& repro_figures() {
   static const std::vector<ReproFigure> figures = {
@@ -292,6 +302,15 @@ const std::vector<ReproFigure>& repro_figures() {
       alock_fig4(),
       alock_fig5(),
       alock_fig6(),
+      sherman_fig2(),
+      sherman_fig10(),
+      sherman_fig11(),
+      sherman_fig12(),
+      sherman_fig13(),
+      sherman_fig14(),
+      sherman_fig15(),
+      sherman_fig16(),
+      smart_fig12(),
   };
   return figures;
 }
@@ -346,6 +365,10 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
       r.results.push_back(run_rpc_point(p));
     } else if (p.hash) {
       r.results.push_back(run_hash(p.cluster, *p.hash).to_perf_result());
+    } else if (p.sherman) {
+      r.results.push_back(run_sherman(p.cluster, *p.sherman).to_perf_result());
+    } else if (p.hocl) {
+      r.results.push_back(run_hocl(p.cluster, *p.hocl).to_perf_result());
     } else if (p.tuples) {
       const TupleWorkloadResult t = run_tuple_workload(p.cluster, *p.tuples);
       PerfResult pr;

@@ -31,12 +31,8 @@ for a in "${EXTRA[@]}"; do [ "$a" = "--verify=false" ] && VERIFY=0; done
 LW="$BUILD/latchwork"
 OUT=${SOFTROCE_OUT:-$(mktemp -d)}
 TMP=$(mktemp -d)
-failures=0
-checks=0
-
-pass() { checks=$((checks + 1)); echo "PASS $*"; }
-fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL $*"; }
-note() { echo "---- $*"; }
+# shellcheck source=tests/verbs/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 [ -x "$LW" ] || { echo "FAIL $LW is not built"; exit 1; }
 if ! "$LW" node --help >/dev/null 2>&1; then
@@ -67,21 +63,9 @@ two() {
 }
 
 note "bad input: exit 2 with a message"
-expect_usage() {  # expect_usage NAME PATTERN -- ARGS...
-  local name=$1 pattern=$2
-  shift 3
-  timeout 60 "$LW" node "$@" >"$TMP/err.out" 2>&1
-  local rc=$?
-  if [ $rc -eq 2 ] && grep -q -- "$pattern" "$TMP/err.out"; then
-    pass "$name: exit 2: $(grep -m1 -- "$pattern" "$TMP/err.out")"
-  else
-    fail "$name: exit $rc (want 2 matching '$pattern'):"
-    cat "$TMP/err.out"
-  fi
-}
-expect_usage "node without --cluster" "cluster FILE is required" -- --index 0
-expect_usage "node --index beyond the cluster file" "must be below the 2 nodes" -- --cluster "$CL" --index 2
-expect_usage "node with a bad --size" "size" -- --cluster "$CL" --index 0 --size 12Q
+expect_usage "node without --cluster" "cluster FILE is required" -- node --index 0
+expect_usage "node --index beyond the cluster file" "must be below the 2 nodes" -- node --cluster "$CL" --index 2
+expect_usage "node with a bad --size" "size" -- node --cluster "$CL" --index 0 --size 12Q
 
 note "cpu-nic: CPU and NIC reach the same memory; CPU vs NIC atomics"
 two cpu-nic 600 --workload cpu-nic --threads 2 --ops 1500

@@ -16,7 +16,9 @@
 #   7. symmetric nodes: two `latchwork node` processes, each serving its
 #      memory and running workers with CPU access to it: CPU vs NIC on the
 #      same words, and the ALock lock table (alock, spin, mcs) with exact
-#      counters over both processes (tests/verbs/node_two_process.sh).
+#      counters over both processes (tests/verbs/node_two_process.sh);
+#   8. Sherman's B+Tree (sherman, sherman+, smart-bt, fg+) across two compute
+#      processes, every operation, exact final state (tests/verbs/btree_two_process.sh).
 #
 # Usage: tests/verbs/verbs_suite.sh [BUILD_DIR]   (exit 0 only if every check passed)
 set -uo pipefail
@@ -24,34 +26,10 @@ BUILD=${1:-build}
 LW="$BUILD/latchwork"
 OUT=${SOFTROCE_OUT:-$(mktemp -d)}
 TMP=$(mktemp -d)
-failures=0
-checks=0
-pids=()
-
-pass() { checks=$((checks + 1)); echo "PASS $*"; }
-fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL $*"; }
-note() { echo "---- $*"; }
-cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; }
+# shellcheck source=tests/verbs/lib.sh
+. "$(dirname "$0")/lib.sh"
 trap cleanup EXIT
-
-[ -x "$LW" ] || { echo "FAIL $LW is not built"; exit 1; }
-if ! "$LW" memnode --help >/dev/null 2>&1 || "$LW" memnode --listen 127.0.0.1:1 --size 1x 2>&1 | grep -q "no verbs backend"; then
-  echo "FAIL this build has no verbs backend (libibverbs-dev missing at configure time)"; exit 1
-fi
-
-# start_memnode PORT SIZE LOG: starts a memory node and waits until it serves.
-start_memnode() {
-  "$LW" memnode --listen "127.0.0.1:$1" --size "$2" --device rxe0 --gid-index 1 >"$3" 2>&1 &
-  local pid=$!
-  pids+=("$pid")
-  for _ in $(seq 1 200); do
-    grep -q "serving" "$3" 2>/dev/null && { echo "$pid"; return 0; }
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  cat "$3" >&2
-  return 1
-}
+need_verbs_build
 
 cluster() {  # cluster PORT FILE
   printf '{"memory_nodes": ["127.0.0.1:%s"], "device": "rxe0", "gid_index": 1}\n' "$1" >"$2"
@@ -216,6 +194,13 @@ if bash "$(dirname "$0")/node_two_process.sh" "$BUILD"; then
   pass "symmetric nodes: CPU and NIC share memory; alock, spin and mcs lock tables exact across 2 node processes"
 else
   fail "symmetric nodes across 2 processes (tests/verbs/node_two_process.sh)"
+fi
+
+note "8. Sherman's B+Tree across 2 compute processes (every operation, exact final state)"
+if bash "$(dirname "$0")/btree_two_process.sh" "$BUILD"; then
+  pass "B+Tree: sherman, sherman+, smart-bt, fg+ across 2 processes, exact final state"
+else
+  fail "B+Tree across 2 processes (tests/verbs/btree_two_process.sh)"
 fi
 echo "verbs suite: $((checks - failures)) of $checks checks passed"
 [ $failures -eq 0 ]

@@ -83,10 +83,11 @@ int cmd_check(int argc, const char* const* argv) {
   std::vector<std::string> names;
   for (const check::BuiltinInfo& b : check::builtins()) names.push_back(b.scheme);
   names.push_back("all");
-  f.add_enum("structure", &structure, {"tuples", "btree", "hash", "locks"},
+  f.add_enum("structure", &structure, {"tuples", "btree", "hash", "locks", "sherman"},
              "tuples: the NAM-DB-like tuple store; btree: the B+-tree with 256 B nodes (splits race lookups); "
              "hash: the RACE hash table (lookups, inserts, updates, removes of few keys); "
-             "locks: the lock table (ALock, spinlock, MCS) on memory-node threads");
+             "locks: the lock table (ALock, spinlock, MCS) on memory-node threads; "
+             "sherman: Sherman's B+Tree with 256 B nodes (two-level, per-line, smart-bt, fg+; map model)");
   f.add_enum("scheme", &scheme, names, "synchronization scheme (--list), or all");
   f.add_int("seeds", &seeds, "seeds to run, from --seed on", 1, 10'000'000);
   f.add_int("tuple-bytes", &tuple_bytes, "tuple size (multiple of 64)", 64, 16384);
@@ -153,6 +154,7 @@ int cmd_check(int argc, const char* const* argv) {
   if (f.was_set("trace-key") && structure != "tuples")
     return usage_error(f, "--trace-key filters a tuple's bytes: it needs --structure tuples");
   if (structure == "btree" && !f.was_set("keys")) keys = 200;
+  if (structure == "sherman" && !f.was_set("keys")) keys = 300;
   if (structure == "hash" && !f.was_set("max-attempts")) attempts = 4096;  // CAS attempts per operation
   if (structure == "locks" && !f.was_set("max-attempts")) attempts = 200'000;  // wait-loop iterations
   if (structure == "locks" && !f.was_set("keys")) keys = 2;
@@ -220,6 +222,8 @@ int cmd_check(int argc, const char* const* argv) {
       if (structure == "locks")
         return usage_error(f, "the locks structure takes the schemes alock, spin, mcs, spin-local-cpu, "
                               "alock-victim-after-check and alock-no-victim");
+      if (structure == "sherman")
+        return usage_error(f, "the sherman structure takes the schemes per-line, smart-bt, fg+ and two-level");
       return usage_error(f, "scheme " + info.scheme + " is a " + info.structure + " scheme: use --structure " +
                                 info.structure);
     }

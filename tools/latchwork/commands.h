@@ -21,6 +21,7 @@ int cmd_node(int argc, const char* const* argv);
 int cmd_check(int argc, const char* const* argv);
 int cmd_flips(int argc, const char* const* argv);
 int cmd_hash(int argc, const char* const* argv);
+int cmd_btree(int argc, const char* const* argv);
 int cmd_lock(int argc, const char* const* argv);
 
 }  // namespace lw::tool

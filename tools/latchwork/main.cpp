@@ -24,6 +24,7 @@ constexpr Command kCommands[] = {
     {"repro", lw::tool::cmd_repro, "reproduce the papers' microbenchmark figures: model vs paper, CSV/JSON/PNG"},
     {"check", lw::tool::cmd_check, "check a structure's synchronization over many seeds; explain each violation"},
     {"hash", lw::tool::cmd_hash, "RACE vs SMART-HT hash table under YCSB: throughput, latency, retries (SMART §6)"},
+    {"btree", lw::tool::cmd_btree, "Sherman / Sherman+ / SMART-BT / FG+ B+Trees under Sherman Table 3 and SMART mixes (Sherman §5)"},
     {"lock", lw::tool::cmd_lock, "ALock vs spinlock vs MCS lock table on symmetric nodes (ALock §6)"},
     {"flips", lw::tool::cmd_flips, "where pessimistic and optimistic schemes swap places (Jasny §4.4-4.5)"},
     {"memnode", lw::tool::cmd_memnode, "serve registered memory to verbs-backend compute processes"},

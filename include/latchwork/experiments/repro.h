@@ -13,6 +13,7 @@
 #include "latchwork/experiments/btree_workload.h"
 #include "latchwork/experiments/hash_run.h"
 #include "latchwork/experiments/perf.h"
+#include "latchwork/experiments/sherman_run.h"
 #include "latchwork/experiments/tuple_workload.h"
 #include "latchwork/workloads/lock_table.h"
 
@@ -50,6 +51,11 @@ struct ReproPoint {
   // achieved Mops of a paced run) instead of x; tables and paper values
   // still name it by x.
   std::string x_metric = {};
+  // Set: the point is a Sherman / SMART B+Tree run (sherman_run.h). (`btree`
+  // above is the Jasny B-tree workload.)
+  std::optional<ShermanRunOptions> sherman = std::nullopt;
+  // Set: the point is a run of HOCL alone (Sherman Figs. 2 and 16).
+  std::optional<HoclRunOptions> hocl = std::nullopt;
 
   static ReproPoint of_perf(std::string series, double x, ClusterConfig c, PerfOptions o) {
     ReproPoint p;

@@ -56,7 +56,12 @@ struct ShermanRunOptions {
   std::string shared_name;
   uint64_t barrier_timeout_ms = 300'000;
 
+  // Fresh keys carry their writer's global index in 16 bits (so that every
+  // key has one writer): at most 2^16 writers over all processes.
+  static constexpr uint64_t kMaxWriters = uint64_t{1} << 16;
+  static constexpr uint32_t kBuckets = 16;  // round-trip and retry histograms: 0..14, 15 = 15+
   static constexpr uint64_t kMaxKeys = uint64_t{1} << 32;
+  static constexpr uint64_t kMaxVerifiedOps = 1ull << 22;
   std::string validate(const ClusterConfig& c) const;
 };
 
@@ -64,6 +69,9 @@ struct ShermanRunResult {
   std::string index, mix;
   uint64_t workers = 0;
   uint64_t ops = 0, lookups = 0, inserts = 0, ranges = 0;  // completed in the window
+  uint64_t fresh_inserts = 0;  // inserts of a key that was not loaded
+  uint64_t splitting_writes = 0;  // inserts that wrote at least 2 x node_bytes (a split)
+  double range_keys_mean = 0;     // pairs returned per range query
   uint64_t not_found = 0;   // lookups of a loaded key that missed (a bug)
   uint64_t failed = 0;
   double mops = 0;
@@ -80,6 +88,7 @@ struct ShermanRunResult {
   uint32_t height = 0;
   sherman::TreeStats tree;
   std::string lock_fallback;  // why HOCL is not on-chip, when it is not
+  bool lock_on_chip = false;  // the GLTs are in NIC device memory
   uint64_t verbs = 0;
   double wall_seconds = 0, load_wall_seconds = 0;
   Nanos elapsed_ns = 0;
@@ -97,5 +106,42 @@ struct ShermanRunResult {
 };
 
 ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptions& o);
+
+// The index presets of tree.h plus the SMART policies' time scaling that
+// the hash experiment uses (smart-bt only: its policies are on). Sets
+// o->index and o->tree; false for an unknown name.
+bool apply_sherman_index(const std::string& index, ShermanRunOptions* o, ClusterConfig* c);
+
+// HOCL alone (Sherman §3.2.2 Fig. 2, §5.7 Fig. 16): every compute coroutine
+// acquires and releases one of `locks` locks on memory node 0, drawn by
+// Zipf, for a warm-up and a measured window. The release is uncombined (a
+// WRITE of its own, or nothing on a handover).
+struct HoclRunOptions {
+  locks::HoclConfig lock;
+  uint32_t locks = 10240;
+  double zipf = 0.99;
+  Nanos warmup_ns = 200'000;
+  Nanos measure_ns = 500'000;
+  uint64_t max_ops_per_worker = 10'000'000;
+  std::string validate(const ClusterConfig& c) const;
+};
+
+struct HoclRunResult {
+  uint64_t workers = 0, ops = 0, failed = 0;
+  double mops = 0, latency_us_p50 = 0, latency_us_p99 = 0, latency_us_mean = 0;
+  locks::HoclStats lock;
+  bool on_chip = false;
+  std::string fallback;
+  uint64_t verbs = 0;
+  double wall_seconds = 0;
+  std::map<std::string, double> counters;
+  uint64_t trace_hash = 0;
+  std::string error;
+  bool ok() const { return error.empty(); }
+  // Counters "hocl.handover_share", "hocl.cas_per_acquisition", ...
+  PerfResult to_perf_result() const;
+};
+
+HoclRunResult run_hocl(const ClusterConfig& cluster, const HoclRunOptions& o);
 
 }  // namespace lw

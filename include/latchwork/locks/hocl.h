@@ -39,6 +39,12 @@
 //   Result<Hocl::Grant> g = co_await h.lock(ctx, node_addr);
 //   Batch b(node_addr.node()); b.write(...);            // write-backs
 //   h.release_global(*g, b);  co_await ctx.execute(b);  h.release_local(w, *g);
+//
+// A handover adds nothing to the batch: do not execute an empty batch
+// (Worker::execute refuses it). Call release_local after every
+// release_global, whatever the batch's status: a local waiter may be
+// waiting for the handover. Reads of the critical section must have
+// completed before the batch is posted (the release WRITE has no fence).
 #pragma once
 
 #include <cstdint>
@@ -61,8 +67,8 @@ struct HoclConfig {
   bool handover = true;
   uint32_t max_handover = 4;         // Fig. 6 MAX_DEPTH
   // Bound on one lock(): GLT CAS attempts plus LLT polls. Past it lock()
-  // returns kRetryExhausted holding nothing (its ticket is passed on when
-  // its turn comes, so the queue keeps moving).
+  // returns kRetryExhausted holding nothing (its ticket is marked abandoned
+  // and skipped by the holder passing on, so the queue keeps moving).
   uint64_t max_spins = 1'000'000;
   // A local waiter polls its turn this often (virtual ns on the simulator).
   Nanos local_poll_ns = 100;
@@ -104,6 +110,8 @@ class Hocl {
     uint32_t index = 0;       // the lock's index in that GLT
     bool handed_over = false; // took the global lock from a local holder
     uint32_t remote_attempts = 0;  // GLT CAS posted for this grant
+    uint32_t compute_node = 0;  // the holder's compute node (its LLT)
+    uint32_t ticket = 0;        // its ticket in the local lock (hierarchical)
   };
 
   // Locks the lock guarding `guarded` for the context's worker (a compute

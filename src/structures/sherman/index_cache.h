@@ -27,8 +27,9 @@
 namespace lw::sherman {
 
 // A decoded internal node as the cache keeps it: separators sorted, and
-// children[i] covers [separators[i], separators[i+1]) (children[0] from low,
-// the last up to high). children.size() == separators.size() + 1.
+// children[0] covers [low, separators[0]), children[i] covers
+// [separators[i-1], separators[i]), the last [separators.back(), high).
+// children.size() == separators.size() + 1.
 struct CachedNode {
   RemoteAddr addr;
   uint8_t level = 0;      // >= 1
@@ -84,6 +85,10 @@ class IndexCache {
     uint64_t last_use = 0;
   };
   void evict_locked();
+  // Drops entries_[i], keeping the indexes consistent (swap with the last).
+  void remove_locked(uint32_t i);
+  // The by_low_ position of the entry with the greatest low <= key, or -1.
+  int64_t floor_locked(uint64_t key) const;
 
   mutable std::mutex mu_;
   uint64_t capacity_bytes_;

@@ -79,7 +79,7 @@ struct TreeConfig {
   // §4.5: write-back(s) and lock release posted as one list on one QP, only
   // the last signaled. Off: each WRITE awaited before the next.
   bool combine = true;
-  locks::HoclConfig lock;      // FG+ forces on_chip, hierarchical and handover off
+  locks::HoclConfig lock;      // the fg+ preset turns on_chip, hierarchical and handover off
   // SMART-BT's speculative lookup: a per-compute-node cache key -> entry
   // address; a lookup first READs that entry alone and takes it when it
   // holds the key (per-line only: the entry is inside one line).
@@ -135,6 +135,13 @@ class Tree {
   // round-robin over the memory nodes. kBadLength for unsorted or
   // out-of-range keys.
   Status bulk_load(Backend& b, std::span<const std::pair<uint64_t, uint64_t>> sorted);
+
+  // Host-side, after bulk_load: fills every compute node's index cache with
+  // the top two levels and the level-1 nodes, as many as cache_bytes holds,
+  // in key order: the state a long run reaches (Sherman measures seconds
+  // with a 500 MB cache that holds them all, §5.1.3, §5.6.2). Without it,
+  // every coroutine of a short simulated window starts by reading the top.
+  void warm_cache(Backend& b) const;
 
   struct Found {
     bool found = false;

@@ -1,0 +1,59 @@
+// The key set and operation mix of the B+Tree experiment (sherman_run.h):
+// Sherman Table 3 and SMART §6.2.1 over loaded keys spread over [1, 2^63).
+// Internal to src/experiments.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "latchwork/base/random.h"
+#include "latchwork/base/zipf.h"
+#include "latchwork/experiments/sherman_run.h"
+
+namespace lw::sherman_run {
+
+// Loaded keys are even, fresh keys odd: a fresh key is
+// (random & ~kFreshWriterMask) | (writer << 1) | 1, so it is never a loaded
+// key and its writer (< 2^16) can be read back from it.
+inline constexpr uint64_t kFreshWriterMask = (uint64_t{1} << 17) - 1;
+inline bool is_fresh(uint64_t key) { return key & 1; }
+inline uint64_t fresh_writer(uint64_t key) { return (key & kFreshWriterMask) >> 1; }
+inline uint64_t fresh_key(uint64_t random, uint64_t writer) {
+  return ((random >> 1) & ~kFreshWriterMask) | (writer << 1) | 1;
+}
+// The value a loaded key holds after the bulk load: below 2^32, so it never
+// equals a value a coroutine writes ((writer + 1) << 32 | seq).
+inline uint64_t initial_value(uint64_t key) { return key & 0xffffffffull; }
+inline uint64_t tagged_value(uint64_t writer, uint64_t seq) { return ((writer + 1) << 32) | (seq & 0xffffffffull); }
+inline uint64_t value_writer_plus_one(uint64_t v) { return v >> 32; }
+
+class KeySet {
+ public:
+  // `keys` distinct even keys in [2, 2^63), sorted, drawn from `seed`;
+  // popularity rank r is the loaded index (mul r + add) mod keys (a seeded
+  // bijection, so hot keys are not neighbours).
+  KeySet(uint64_t keys, double zipf, uint64_t seed);
+  uint64_t size() const { return sorted_.size(); }
+  const std::vector<uint64_t>& sorted() const { return sorted_; }
+  uint64_t key(uint64_t index) const { return sorted_[index]; }
+  // A loaded index drawn by popularity (Zipf or uniform).
+  uint64_t draw_index(Rng& rng) const;
+  uint64_t index_of_rank(uint64_t rank) const;
+
+ private:
+  std::vector<uint64_t> sorted_;
+  std::shared_ptr<const ZipfKeys> zipf_;
+  uint64_t mul_ = 1, add_ = 0;
+};
+
+enum class OpType : uint8_t { kLookup, kInsert, kRange };
+
+// What a coroutine does next, by the mix; `inserter` is for range-write
+// (half the coroutines insert, the other half run ranges).
+OpType draw_op(TreeMix m, Rng& rng, bool inserter);
+// Whether the mix's inserts may add fresh keys (Table 3's) or only update
+// loaded keys (SMART's mixes).
+bool mix_inserts_fresh(TreeMix m);
+
+}  // namespace lw::sherman_run
