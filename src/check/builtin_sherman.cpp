@@ -20,6 +20,10 @@
 //   smart-bt   per-line with speculative lookup on the SMART runtime.
 //   fg+        FG+: sorted nodes, whole-node write-back, a CRC-64 per node,
 //              64-bit CAS locks in host memory.
+//   early-handover  a negative control: per-line, but HOCL hands the lock
+//              to the next local waiter before the write-back is posted
+//              (Fig. 6's line order), so the next holder may read the node
+//              before the write-back lands.
 #include <optional>
 #include <sstream>
 
@@ -34,12 +38,18 @@ namespace {
 constexpr uint32_t kCheckNodeBytes = 256;
 constexpr uint32_t kRangeKeys = 16;
 
+// The index preset a scheme starts from (early-handover: Sherman+ with the
+// broken release order).
+std::string preset_of(const std::string& scheme) {
+  if (scheme == "two-level") return "sherman";
+  if (scheme == "per-line" || scheme == "early-handover") return "sherman+";
+  return scheme;
+}
+
 sherman::TreeConfig tree_config(const BuiltinOptions& b) {
   sherman::TreeConfig t;
   ClusterConfig ignored;
-  const std::string preset = b.scheme == "two-level" ? "sherman"
-                             : b.scheme == "per-line" ? "sherman+"
-                                                      : b.scheme;
+  const std::string preset = preset_of(b.scheme);
   LW_CHECK_MSG(sherman::apply_index_preset(preset, &t, &ignored), "no index preset " + preset);
   t.node_bytes = kCheckNodeBytes;
   t.max_attempts = b.max_attempts;
@@ -48,6 +58,7 @@ sherman::TreeConfig tree_config(const BuiltinOptions& b) {
   t.chunk_bytes = 64u << 10;
   t.cache_bytes = 4u << 10;    // a few level-1 nodes: evictions happen
   t.speculative_entries = 64;
+  if (b.scheme == "early-handover") t.variant = sherman::Variant::kEarlyHandover;
   return t;
 }
 
@@ -203,7 +214,7 @@ void sherman_prepare_cluster(const std::string& scheme, ClusterConfig* c) {
   // nodes, so writes of one split cross queue pairs.
   if (c->memory_nodes < 2) c->memory_nodes = 2;
   sherman::TreeConfig ignored;
-  const std::string preset = scheme == "two-level" ? "sherman" : scheme == "per-line" ? "sherman+" : scheme;
+  const std::string preset = preset_of(scheme);
   LW_CHECK(sherman::apply_index_preset(preset, &ignored, c));
 }
 

@@ -49,13 +49,15 @@ OpType draw_op(TreeMix m, Rng& rng, bool inserter) {
     case TreeMix::kRangeOnly: return OpType::kRange;
     case TreeMix::kRangeWrite: return inserter ? OpType::kInsert : OpType::kRange;
     case TreeMix::kReadOnly: return OpType::kLookup;
+    case TreeMix::kAllOps:
+      return p < 30 ? OpType::kLookup : p < 60 ? OpType::kInsert : p < 75 ? OpType::kRemove : OpType::kRange;
   }
   return OpType::kLookup;
 }
 
 bool mix_inserts_fresh(TreeMix m) {
   return m == TreeMix::kWriteOnly || m == TreeMix::kWriteIntensive || m == TreeMix::kReadIntensive ||
-         m == TreeMix::kRangeWrite;
+         m == TreeMix::kRangeWrite || m == TreeMix::kAllOps;
 }
 
 }  // namespace lw::sherman_run

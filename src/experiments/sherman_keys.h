@@ -47,7 +47,7 @@ class KeySet {
   uint64_t mul_ = 1, add_ = 0;
 };
 
-enum class OpType : uint8_t { kLookup, kInsert, kRange };
+enum class OpType : uint8_t { kLookup, kInsert, kRange, kRemove };
 
 // What a coroutine does next, by the mix; `inserter` is for range-write
 // (half the coroutines insert, the other half run ranges).
@@ -55,5 +55,9 @@ OpType draw_op(TreeMix m, Rng& rng, bool inserter);
 // Whether the mix's inserts may add fresh keys (Table 3's) or only update
 // loaded keys (SMART's mixes).
 bool mix_inserts_fresh(TreeMix m);
+// Whether the mix removes keys (then a lookup may rightly miss a loaded key).
+inline bool mix_removes(TreeMix m) { return m == TreeMix::kAllOps; }
+// The model's mark of a key its writer removed (values written are below 2^48).
+inline constexpr uint64_t kRemovedMark = ~uint64_t{0};
 
 }  // namespace lw::sherman_run

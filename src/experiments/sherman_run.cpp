@@ -2,6 +2,7 @@
 #include "latchwork/experiments/sherman_run.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -24,7 +25,7 @@ using sherman_run::OpType;
 
 // What one coroutine measured in the window; merged under a lock.
 struct Tally {
-  uint64_t ops = 0, lookups = 0, inserts = 0, ranges = 0, fresh = 0, not_found = 0, failed = 0;
+  uint64_t ops = 0, lookups = 0, inserts = 0, ranges = 0, removes = 0, fresh = 0, not_found = 0, failed = 0;
   uint64_t splitting = 0, range_keys = 0;
   uint64_t round_trips = 0, bytes = 0;
   Histogram write_rt, write_bytes_no_split, write_bytes;
@@ -46,6 +47,7 @@ struct Totals {
     sum.lookups += t.lookups;
     sum.inserts += t.inserts;
     sum.ranges += t.ranges;
+    sum.removes += t.removes;
     sum.fresh += t.fresh;
     sum.not_found += t.not_found;
     sum.failed += t.failed;
@@ -86,7 +88,7 @@ uint64_t process_seed(uint64_t seed, uint32_t process_index) {
 // one their writer tagged; no key is there that nobody loaded or inserted.
 std::string check_final_state(Backend& b, const sherman::Tree& tree, const KeySet& ks,
                               const std::unordered_map<uint64_t, uint64_t>& last, uint64_t first_writer,
-                              uint64_t local_writers, uint64_t all_writers, uint64_t* exact_keys) {
+                              uint64_t local_writers, uint64_t all_writers, bool removes, uint64_t* exact_keys) {
   constexpr uint64_t kShown = 10;
   std::string why;
   const Result<std::map<uint64_t, uint64_t>> got = tree.host_contents(b, &why);
@@ -106,10 +108,15 @@ std::string check_final_state(Backend& b, const sherman::Tree& tree, const KeySe
       ++exact;
       const auto lit = last.find(key);
       const uint64_t want = lit == last.end() ? sherman_run::initial_value(key) : lit->second;
-      if (it == contents.end()) mismatch(key, std::to_string(want), "no such key");
-      else if (it->second != want) mismatch(key, std::to_string(want), std::to_string(it->second));
+      if (want == sherman_run::kRemovedMark) {
+        if (it != contents.end()) mismatch(key, "no such key (removed last)", std::to_string(it->second));
+      } else if (it == contents.end()) {
+        mismatch(key, std::to_string(want), "no such key");
+      } else if (it->second != want) {
+        mismatch(key, std::to_string(want), std::to_string(it->second));
+      }
     } else if (it == contents.end()) {
-      mismatch(key, "a loaded key", "no such key");
+      if (!removes) mismatch(key, "a loaded key", "no such key");
     } else if (it->second != sherman_run::initial_value(key) &&
                sherman_run::value_writer_plus_one(it->second) != owner + 1) {
       mismatch(key, "its loaded value or one of writer " + std::to_string(owner), std::to_string(it->second));
@@ -156,13 +163,14 @@ const char* to_string(TreeMix m) {
     case TreeMix::kWriteHeavy: return "write-heavy";
     case TreeMix::kReadHeavy: return "read-heavy";
     case TreeMix::kReadOnly: return "read-only";
+    case TreeMix::kAllOps: return "all-ops";
   }
   return "?";
 }
 
 bool parse_tree_mix(const std::string& s, TreeMix* out) {
   for (TreeMix m : {TreeMix::kWriteOnly, TreeMix::kWriteIntensive, TreeMix::kReadIntensive, TreeMix::kRangeOnly,
-                    TreeMix::kRangeWrite, TreeMix::kWriteHeavy, TreeMix::kReadHeavy, TreeMix::kReadOnly}) {
+                    TreeMix::kRangeWrite, TreeMix::kWriteHeavy, TreeMix::kReadHeavy, TreeMix::kReadOnly, TreeMix::kAllOps}) {
     if (s == to_string(m)) {
       *out = m;
       return true;
@@ -269,7 +277,11 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
   const uint64_t all_writers = uint64_t{o.processes} * workers;
   const bool fixed = o.ops_per_worker > 0;
   const bool fresh_inserts = sherman_run::mix_inserts_fresh(o.mix);
+  const bool removes = sherman_run::mix_removes(o.mix);
   const uint32_t node_bytes = tc.node_bytes;
+  // Counted as operations complete, so that a run stopped at its event
+  // budget (o.collapse_at_budget) still reports what its window did.
+  std::atomic<uint64_t> window_ops{0}, any_failed{0};
   backend->spawn_compute([&](Worker& w) -> Task<void> {
     smart::Context ctx(rt, w);
     const Placement& p = w.placement();
@@ -298,6 +310,16 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
         const Result<sherman::Tree::Found> res = co_await tree.lookup(ctx, key);
         s = res.status;
         found = res.value.found;
+      } else if (type == OpType::kRemove) {
+        // Loaded keys only, partitioned like updates under verify.
+        if (o.verify) {
+          li = li - li % all_writers + writer;
+          if (li >= ks.size()) li -= all_writers;
+          key = ks.key(li);
+        }
+        const Result<bool> res = co_await tree.remove(ctx, key);
+        s = res.status;
+        if (o.verify && ok(s)) written[key] = sherman_run::kRemovedMark;
       } else if (type == OpType::kInsert) {
         // Table 3's inserts: 2/3 update a loaded key, 1/3 a fresh key (§5.1.3).
         fresh = fresh_inserts && w.rng().below(3) == 0;
@@ -333,9 +355,13 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
       }
       const Nanos t1 = w.now();
       const OpCounters& after = w.counters();
-      const char* what = type == OpType::kLookup ? "a lookup" : type == OpType::kInsert ? "an insert" : "a range";
+      const char* what = type == OpType::kLookup   ? "a lookup"
+                         : type == OpType::kInsert ? "an insert"
+                         : type == OpType::kRemove ? "a remove"
+                                                   : "a range";
       if (!ok(s)) {
         ++t.failed;
+        any_failed.fetch_add(1, std::memory_order_relaxed);
         if (t.error.empty()) {
           std::ostringstream e;
           e << what << " of key " << key << " failed with " << to_string(s) << " (worker " << p.node << "/"
@@ -346,7 +372,7 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
         continue;
       }
       if (!bad_range.empty() && t.error.empty()) t.error = bad_range;
-      if (!found) {
+      if (!found && !removes) {
         ++t.not_found;
         if (t.error.empty()) t.error = std::string(what) + " of loaded key " + std::to_string(key) + " did not find it";
       }
@@ -357,6 +383,7 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
       }
       t.last_end = t1;
       ++t.ops;
+      window_ops.fetch_add(1, std::memory_order_relaxed);
       t.latencies.push_back(t1 - t0);
       const uint64_t rts = after.round_trips - before.round_trips;
       const uint64_t written_bytes = after.bytes_written - before.bytes_written;
@@ -374,6 +401,8 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
         // FG+ writes one whole node on every insert.
         if (written_bytes < 2ull * node_bytes) t.write_bytes_no_split.add(written_bytes);
         else ++t.splitting;
+      } else if (type == OpType::kRemove) {
+        ++t.removes;
       } else {
         ++t.ranges;
         t.range_keys += got;
@@ -382,6 +411,24 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
     totals.add(t, written);
   });
   const RunStats stats = backend->run();
+  if (!stats.budget_exhausted.empty() && o.collapse_at_budget && !fixed) {
+    // A collapsed point (e.g. every READ past version_wrap_ns, retried until
+    // max_attempts): report what the window completed and why it stopped,
+    // not a result. Latencies and shares are of the workers that finished.
+    r.collapsed = true;
+    r.workers = c.total_workers();
+    r.ops = window_ops.load();
+    r.failed = any_failed.load();
+    r.mops = static_cast<double>(r.ops) * 1e3 / static_cast<double>(o.measure_ns);
+    r.tree = tree.stats();
+    r.verbs = stats.verbs;
+    r.wall_seconds = stats.wall_seconds;
+    r.elapsed_ns = stats.elapsed_ns;
+    r.trace_hash = stats.trace_hash;
+    r.counters = stats.counters;
+    r.error = "collapsed: " + stats.budget_exhausted;
+    return r;
+  }
   require_within_budget(stats);
   std::string done_error;
   if (several) done_error = backend->barrier(o.shared_name + "/btree-done", o.processes, o.barrier_timeout_ms);
@@ -392,6 +439,7 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
   r.lookups = s.lookups;
   r.inserts = s.inserts;
   r.ranges = s.ranges;
+  r.removes = s.removes;
   r.fresh_inserts = s.fresh;
   r.splitting_writes = s.splitting;
   r.not_found = s.not_found;
@@ -450,7 +498,7 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
   if (r.error.empty() && !stats.stalled.empty()) r.error = "the run stalled: " + stats.stalled;
   if (r.error.empty() && !done_error.empty()) r.error = "waiting for the other processes: " + done_error;
   if (o.verify && r.error.empty()) {
-    r.error = check_final_state(*backend, tree, ks, totals.last, first_writer, workers, all_writers,
+    r.error = check_final_state(*backend, tree, ks, totals.last, first_writer, workers, all_writers, removes,
                                 &r.keys_checked_exact);
     r.verified = r.error.empty();
   }
@@ -517,6 +565,7 @@ std::string ShermanRunResult::to_json() const {
       {"counters", counters},
       {"keys_checked_exact", keys_checked_exact},
       {"verified", verified},
+      {"collapsed", collapsed},
       {"trace_hash", hash}};
   if (!error.empty()) j["error"] = error;
   return j.dump();
@@ -553,6 +602,9 @@ PerfResult ShermanRunResult::to_perf_result() const {
       tree.lock.acquisitions ? 100.0 * static_cast<double>(tree.lock.handovers) / static_cast<double>(tree.lock.acquisitions) : 0;
   p.counters["btree.lock_on_chip"] = lock_on_chip ? 1 : 0;
   p.counters["btree.height"] = height;
+  p.counters["btree.collapsed"] = collapsed ? 1 : 0;
+  p.counters["btree.failed"] = static_cast<double>(failed);
+  p.counters["btree.wrap_retries"] = static_cast<double>(tree.wrap_retries);
   p.trace_hash = trace_hash;
   p.error = error;
   return p;

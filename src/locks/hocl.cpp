@@ -169,11 +169,14 @@ Task<Status> take_global(Hocl::State& s, smart::Context& ctx, RemoteAddr word, u
                  "GLT lock " + std::to_string(g->index) + " holds " + std::to_string(r.value));
     ++s.global_cas_failed;
     if (++*spins > s.cfg.max_spins) co_return Status::kRetryExhausted;
-    // backoff_cas slept already; the masked CAS backs off here (jittered
-    // exponential, as the spinlocks) and counts the retry for SMART.
+    // backoff_cas slept already (when the runtime's backoff is on); the
+    // masked CAS counts the retry for SMART and backs off here (jittered
+    // exponential, as the spinlocks) under the same condition, so that with
+    // the runtime's backoff off both GLT layouts spin without sleeping, as
+    // Sherman's try_lock_addr and FG's locks do.
     if (s.on_chip && s.cfg.backoff) {
       ctx.note_retry();
-      co_await backoff.wait(ctx.worker());
+      if (ctx.config().backoff) co_await backoff.wait(ctx.worker());
     }
   }
 }

@@ -6,6 +6,7 @@
 #include "cluster_flags.h"
 #include "commands.h"
 #include "latchwork/base/zipf.h"
+#include "latchwork/experiments/hash_run.h"
 #include "latchwork/experiments/sherman_run.h"
 #include "plot_json.h"
 
@@ -77,7 +78,11 @@ void print_result(const ShermanRunResult& r, const ShermanRunOptions& o, const C
               static_cast<unsigned long long>(r.verbs), static_cast<double>(r.elapsed_ns) / 1e6, r.wall_seconds,
               r.load_wall_seconds);
   std::printf("%-26s 0x%016llx\n", "trace hash", static_cast<unsigned long long>(r.trace_hash));
-  if (r.verified)
+  if (r.verified && o.processes > 1)
+    std::printf("final state: exact check passed (process %u of %u, partitioned writes: %llu keys of this "
+                "process's writers exact, the tree's structure checked)\n",
+                o.process_index, o.processes, static_cast<unsigned long long>(r.keys_checked_exact));
+  else if (r.verified)
     std::printf("final state: exact check passed (%llu keys exact)\n",
                 static_cast<unsigned long long>(r.keys_checked_exact));
 }
@@ -150,15 +155,16 @@ int cmd_btree(int argc, const char* const* argv) {
   std::string index = "sherman", workload = "write-intensive", png;
   double zipf = 0.99;
   uint64_t keys = 1u << 18, range_size = 100, node_bytes = 1024, key_bytes = 8, cache_mb = 500;
-  uint64_t warmup_us = 500, measure_us = 1000, ops_per_worker = 0;
+  uint64_t warmup_us = 500, measure_us = 1000, ops_per_worker = 0, wrap_ns = 8000, chunk_kb = 8192;
   bool no_combine = false, no_onchip = false, no_hier = false, no_handover = false, verify = false, json = false;
   f.add_enum("index", &index, {"sherman", "sherman+", "smart-bt", "fg+"},
              "the tree: Sherman, Sherman+ (per-line versions), SMART-BT, or the FG+ baseline");
   f.add_enum("workload", &workload,
              {"write-only", "write-intensive", "read-intensive", "range-only", "range-write", "write-heavy",
-              "read-heavy", "read-only"},
+              "read-heavy", "read-only", "all-ops"},
              "Sherman Table 3 (insert/lookup/range: 100/0/0, 50/50/0, 5/95/0, 0/0/100, half inserting and half "
-             "ranging coroutines) or SMART §6.2.1 (update/lookup: 50/50, 5/95, 0/100)");
+             "ranging coroutines) or SMART §6.2.1 (update/lookup: 50/50, 5/95, 0/100); all-ops (a check, not "
+             "a paper's: lookup/insert/remove/range 30/30/15/25)");
   f.add_double("zipf", &zipf, "Zipf theta over the loaded keys (0 = uniform; the papers' skewed runs use 0.99)", 0,
                9.99);
   f.add_uint("keys", &keys, "keys bulk-loaded 80% full before the run (the papers: 10^9)", 1, ZipfKeys::kMaxKeys);
@@ -173,18 +179,46 @@ int cmd_btree(int argc, const char* const* argv) {
   f.add_bool("no-handover", &no_handover, "never hand a held global lock to a local waiter");
   f.add_uint("cache-mb", &cache_mb, "level-1 index cache per compute node, MiB (Sherman: 500; Fig. 15c)", 0,
              1u << 20);
+  f.add_uint("version-wrap-ns", &wrap_ns,
+             "two-level versions: a READ slower than this retries (Sherman §4.4: 2^4 x 0.5 us = 8 us; on "
+             "Soft-RoCE a READ alone takes longer, so scale it with the backend's write time)",
+             1, 10'000'000'000ull);
+  f.add_uint("chunk-kb", &chunk_kb, "the chunks threads take from a memory node by RPC and carve nodes from, KiB "
+             "(Sherman §4.2.4: 8 MiB)", 1, 4u << 20);
   f.add_uint("warmup-us", &warmup_us, "warm-up before measuring (virtual microseconds)", 0, 1'000'000);
   f.add_uint("measure-us", &measure_us, "measurement window (virtual microseconds)", 1, 1'000'000);
   f.add_uint("ops-per-worker", &ops_per_worker,
              "run exactly this many operations per coroutine and measure them all (real backends)", 0, 10'000'000);
   f.add_bool("verify", &verify, "partition the writes (one writer per key) and check the final tree exactly");
+  uint64_t processes = 1, process_index = 0, barrier_timeout_ms = 300'000;
+  std::string shared_name;
+  f.add_uint("processes", &processes,
+             "compute processes running on one shared tree (verbs; start each with the same flags and "
+             "--shared-name, and its own --process-index)",
+             1, HashRunOptions::kMaxProcesses);
+  f.add_uint("process-index", &process_index, "this process's index in [0, --processes); 0 bulk-loads the tree", 0,
+             HashRunOptions::kMaxProcesses - 1);
+  f.add_string("shared-name", &shared_name,
+               "create the tree's root word and lock tables under this name on the memory nodes so that every "
+               "process naming it gets the same tree (required with --processes > 1; a fresh name per run)");
+  f.add_uint("barrier-timeout-ms", &barrier_timeout_ms,
+             "how long a process waits at each barrier for the others (the load runs inside the first)", 1,
+             3'600'000);
   f.add_bool("json", &json, "one JSON object instead of the report");
   f.add_string("png", &png, "draw Fig. 14's CDFs (round trips per insert, retries per lookup) to this PNG (and FILE.json)");
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   if (f.was_set("png") && png.empty()) return usage_error(f, "--png needs a file name");
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
+  if (processes > 1 && c.backend != "verbs")
+    return usage_error(f, "--processes > 1 needs --backend verbs (other backends run in one process)");
+  if (processes > 1 && shared_name.empty()) return usage_error(f, "--processes > 1 needs --shared-name NAME");
+  if (process_index >= processes) return usage_error(f, "--process-index must be below --processes");
   ShermanRunOptions o;
+  o.processes = static_cast<uint32_t>(processes);
+  o.process_index = static_cast<uint32_t>(process_index);
+  o.shared_name = shared_name;
+  o.barrier_timeout_ms = barrier_timeout_ms;
   ClusterConfig preset = c;
   if (!apply_sherman_index(index, &o, &preset)) return usage_error(f, "unknown --index " + index);
   // Explicit SMART switches and QP policy override the preset's.
@@ -201,6 +235,9 @@ int cmd_btree(int argc, const char* const* argv) {
   o.tree.node_bytes = static_cast<uint32_t>(node_bytes);
   o.tree.key_bytes = static_cast<uint32_t>(key_bytes);
   o.tree.cache_bytes = cache_mb << 20;
+  o.tree.version_wrap_ns = static_cast<Nanos>(wrap_ns);
+  o.tree.chunk_bytes = chunk_kb << 10;
+  if (std::string e = o.tree.validate(); !e.empty()) return usage_error(f, e);
   if (!parse_tree_mix(workload, &o.mix)) return usage_error(f, "unknown --workload " + workload);
   o.zipf = zipf;
   o.keys = keys;

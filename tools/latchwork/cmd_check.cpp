@@ -223,7 +223,7 @@ int cmd_check(int argc, const char* const* argv) {
         return usage_error(f, "the locks structure takes the schemes alock, spin, mcs, spin-local-cpu, "
                               "alock-victim-after-check and alock-no-victim");
       if (structure == "sherman")
-        return usage_error(f, "the sherman structure takes the schemes per-line, smart-bt, fg+ and two-level");
+        return usage_error(f, "the sherman structure takes the schemes per-line, smart-bt, fg+, two-level and early-handover");
       return usage_error(f, "scheme " + info.scheme + " is a " + info.structure + " scheme: use --structure " +
                                 info.structure);
     }

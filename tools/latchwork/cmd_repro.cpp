@@ -79,6 +79,12 @@ void print_comparison(const ReproResult& r) {
                   c.paper.source.c_str());
     }
   }
+  // Points whose run failed or collapsed (their numbers are partial).
+  for (size_t i = 0; i < r.results.size(); ++i) {
+    const ReproPoint& p = r.figure->points[i];
+    if (p.same_run_as >= 0 || r.results[i].error.empty()) continue;
+    std::printf("point %s at x=%g: %s\n", p.series.c_str(), p.x, r.results[i].error.c_str());
+  }
   if (!r.figure->notes.empty()) std::printf("notes: %s\n", r.figure->notes.c_str());
   std::printf("%llu simulated verbs in %.2f s (%.2f M verbs per wall second)\n",
               static_cast<unsigned long long>(r.verbs), r.wall_seconds,

@@ -26,10 +26,13 @@ enum class TreeMix : uint8_t {
   kWriteHeavy,      // SMART: 50% update, 50% lookup (updates of loaded keys)
   kReadHeavy,       // SMART: 5% update, 95% lookup
   kReadOnly,        // SMART: 100% lookup
+  // Not a paper's: every operation (30% lookup, 30% insert, 15% remove, 25%
+  // range), for checks (make test-verbs). Lookups may miss removed keys.
+  kAllOps,
 };
 const char* to_string(TreeMix m);
 // "write-only" | "write-intensive" | "read-intensive" | "range-only" |
-// "range-write" | "write-heavy" | "read-heavy" | "read-only".
+// "range-write" | "write-heavy" | "read-heavy" | "read-only" | "all-ops".
 bool parse_tree_mix(const std::string& s, TreeMix* out);
 
 struct ShermanRunOptions {
@@ -49,6 +52,12 @@ struct ShermanRunOptions {
   // (needs one writer per key: partitioned writes are implied).
   bool verify = false;
   uint64_t workload_seed = 1;     // the key set and scramble
+  // A windowed simulator run that reaches its event budget (ClusterConfig
+  // budget) is reported as collapsed (ShermanRunResult::collapsed, error
+  // "collapsed: ...", the window's completed operations) instead of
+  // throwing RunBudgetExhausted. For figures: a livelocked point (operations
+  // retrying until max_attempts) must not abort the others.
+  bool collapse_at_budget = false;
 
   // Several compute processes on one tree (verbs), as HashRunOptions.
   uint32_t processes = 1;
@@ -68,7 +77,7 @@ struct ShermanRunOptions {
 struct ShermanRunResult {
   std::string index, mix;
   uint64_t workers = 0;
-  uint64_t ops = 0, lookups = 0, inserts = 0, ranges = 0;  // completed in the window
+  uint64_t ops = 0, lookups = 0, inserts = 0, ranges = 0, removes = 0;  // completed in the window
   uint64_t fresh_inserts = 0;  // inserts of a key that was not loaded
   uint64_t splitting_writes = 0;  // inserts that wrote at least 2 x node_bytes (a split)
   double range_keys_mean = 0;     // pairs returned per range query
@@ -95,6 +104,9 @@ struct ShermanRunResult {
   uint64_t trace_hash = 0;
   std::map<std::string, double> counters;  // the NIC model's
   bool verified = false;
+  // The run reached its event budget (collapse_at_budget): ops, failed,
+  // mops, tree and counters are set; latencies and shares are not.
+  bool collapsed = false;
   uint64_t keys_checked_exact = 0;
   std::string error;
 

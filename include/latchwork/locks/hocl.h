@@ -72,8 +72,11 @@ struct HoclConfig {
   uint64_t max_spins = 1'000'000;
   // A local waiter polls its turn this often (virtual ns on the simulator).
   Nanos local_poll_ns = 100;
-  // SMART's conflict avoidance: GLT CAS through Context::backoff_cas
-  // (backoff applies when the runtime's backoff is on). Off: plain CAS.
+  // SMART's conflict avoidance: GLT CAS through Context::backoff_cas, and
+  // on-chip masked CAS followed by a jittered exponential sleep; either
+  // sleeps only when the runtime's backoff is on (smart.backoff: the
+  // smart-bt preset), so Sherman and FG+ spin without sleeping. Off: plain
+  // CAS, no retry counted for SMART.
   bool backoff = true;
   // Several processes on one lock table (verbs): each GLT is
   // Backend::allocate_shared(node, shared_name + "/glt") (host memory; the

@@ -81,6 +81,8 @@ class Context {
  public:
   Context(Runtime& rt, Worker& w);
   Worker& worker() { return w_; }
+  // The runtime's policies (e.g. whether backoff is on).
+  const SmartConfig& config() const { return rt_.config(); }
 
   // Opens a logical operation of `kind` (< OpStats::kMaxKinds): with
   // coroutine throttling on, waits until fewer than c_max operations of this

@@ -25,6 +25,13 @@ ShermanRunOptions tree_options(const std::string& index, TreeMix mix, double zip
   o.tree.chunk_bytes = 1ull << 20;  // 176+ threads x 8 MB chunks would not fit the scaled memory nodes
   o.warmup_ns = 200'000;
   o.measure_ns = 300'000;
+  // Bounded points: the largest healthy point takes a few million events; a
+  // point that livelocks (two-level READs past version_wrap_ns retried until
+  // max_attempts) stops at 2^25 events and is reported as collapsed with the
+  // operations its window completed (ShermanRunResult::collapsed).
+  c->budget.max_events = uint64_t{1} << 25;
+  c->budget.progress_seconds = 0;
+  o.collapse_at_budget = true;
   return o;
 }
 

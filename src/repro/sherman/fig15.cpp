@@ -64,7 +64,7 @@ ReproFigure sherman_fig15() {
             " (a)-(b) load 2^17 keys (the paper: 2 x 10^8) since 1 KB keys make 33 KB leaves; the leaf holds 32 "
             "entries as in the paper (node size 128 + 32 x (key + 16) bytes, rounded to 64). (c)'s x is the paper's "
             "cache size; the run's cache is that times 2^20 / 10^9 so that it holds the same share of level-1 "
-            "nodes. The hit ratio counts the whole run, warm-up included (the cache starts empty).";
+            "nodes. The hit ratio counts the whole run, warm-up included; Tree::warm_cache fills the cache before the run as far as cache_bytes holds.";
   return f;
 }
 

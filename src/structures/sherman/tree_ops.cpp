@@ -294,9 +294,11 @@ Task<Status> write_and_release(Op& op, const Grant& g, std::span<const WriteBack
     }
     LW_CHECK(b.size() < Batch::kMax);
     s.hocl.release_global(g, b);
+    const bool early = s.cfg.variant == Variant::kEarlyHandover;
+    if (early) s.hocl.release_local(op.w(), g);
     if (!b.empty())
       if (Status st = co_await op.ctx.execute(b); !ok(st) && ok(first_error)) first_error = st;
-    s.hocl.release_local(op.w(), g);
+    if (!early) s.hocl.release_local(op.w(), g);
   } else {
     for (const WriteBack& wb : writes)
       if (Status st = co_await op.ctx.write(wb.dst, wb.src, wb.len); !ok(st) && ok(first_error)) first_error = st;

@@ -72,8 +72,19 @@ const char* to_string(OpKind k);
 inline constexpr uint64_t kMinKey = 1;
 inline constexpr uint64_t kMaxKey = (uint64_t{1} << 63) - 1;
 
+// Deliberately broken variants that `latchwork check` must catch.
+enum class Variant : uint8_t {
+  kCorrect,
+  // Fig. 6's literal order: the local lock is passed on (with the global
+  // lock, when handing over) before the combined write-back is posted. The
+  // next holder, on another QP, can READ the node before the write-back
+  // lands and write back a stale image or lose an update.
+  kEarlyHandover,
+};
+
 struct TreeConfig {
   Scheme scheme = Scheme::kTwoLevel;
+  Variant variant = Variant::kCorrect;
   uint32_t node_bytes = 1024;  // a multiple of 64, 256 .. 65536
   uint32_t key_bytes = 8;      // 8 .. 1024, a multiple of 8
   // §4.5: write-back(s) and lock release posted as one list on one QP, only
