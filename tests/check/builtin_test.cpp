@@ -134,7 +134,7 @@ TEST(Builtin, BadOptionsAreNamed) {
   b.structure = "btree";  // versioning is a tuple scheme
   EXPECT_NE(b.validate().find("btree-optimistic and btree-pessimistic"), std::string::npos);
   b.structure = "skiplist";
-  EXPECT_NE(b.validate().find("tuples, btree, hash or locks"), std::string::npos);
+  EXPECT_NE(b.validate().find("tuples, btree, hash, locks or sherman"), std::string::npos);
   // The store must fit the check's memory nodes: 4096 x 16 KiB does not.
   b = tuples("versioning");
   b.keys = 4096;
