@@ -11,10 +11,14 @@
 
 #include "latchwork/backends.h"
 #include "latchwork/runtime/smart.h"
+#include "run_common.h"
 #include "latchwork/structures/race/hash_table.h"
 
 namespace lw {
 namespace {
+
+using run_common::percentile_us;
+using run_common::process_seed;
 
 // The value a key holds after the load phase: below 2^32, so it can never
 // equal a value a coroutine writes (those carry the writer in the high bits).
@@ -66,12 +70,6 @@ struct Totals {
     }
   }
 };
-
-double percentile_us(const std::vector<Nanos>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const size_t i = std::min(sorted.size() - 1, static_cast<size_t>(q * static_cast<double>(sorted.size())));
-  return static_cast<double>(sorted[i]) / 1e3;
-}
 
 // The exact final-state check: the table holds every loaded key once, and
 // each key's value is its initial value or one that was written to it; a
@@ -198,12 +196,6 @@ std::string check_partitioned_state(Backend& b, const race::HashTable& table, co
   return e.str();
 }
 
-// Process I > 0 of a multi-process run draws its own operations.
-uint64_t process_seed(uint64_t seed, uint32_t process_index) {
-  if (process_index == 0) return seed;
-  uint64_t s = seed ^ (uint64_t{process_index} * 0x9e37'79b9'7f4a'7c15ull);
-  return splitmix64(s);
-}
 
 }  // namespace
 
@@ -522,18 +514,8 @@ std::string HashRunResult::to_json() const {
 }
 
 PerfResult HashRunResult::to_perf_result() const {
-  PerfResult p;
-  p.op = table;
-  p.workers = workers;
-  p.ops = ops;
-  p.mops = mops;
-  p.latency_ns_mean = latency_us_mean * 1e3;
-  p.latency_ns_p50 = latency_us_p50 * 1e3;
-  p.latency_ns_p99 = latency_us_p99 * 1e3;
-  p.verbs = verbs;
-  p.wall_seconds = wall_seconds + load_wall_seconds;
+  PerfResult p = run_common::base_perf_result(*this, table);
   p.sim_verbs_per_wall_second = sim_verbs_per_wall_second;
-  p.counters = counters;
   p.counters["hash.retries_per_update"] = retries_per_update;
   p.counters["hash.updates_without_retry_pct"] = 100 * updates_without_retry;
   p.counters["hash.round_trips_per_op"] = round_trips_per_op;

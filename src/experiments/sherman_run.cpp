@@ -14,11 +14,15 @@
 #include "latchwork/backends.h"
 #include "latchwork/experiments/hash_run.h"
 #include "latchwork/runtime/op_stats.h"
+#include "run_common.h"
 #include "latchwork/runtime/smart.h"
 #include "sherman_keys.h"
 
 namespace lw {
 namespace {
+
+using run_common::percentile_us;
+using run_common::process_seed;
 
 using sherman_run::KeySet;
 using sherman_run::OpType;
@@ -69,18 +73,6 @@ struct Totals {
     for (const auto& [k, v] : written) last[k] = v;  // one writer per key: no overlap
   }
 };
-
-double percentile_us(const std::vector<Nanos>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const size_t i = std::min(sorted.size() - 1, static_cast<size_t>(q * static_cast<double>(sorted.size())));
-  return static_cast<double>(sorted[i]) / 1e3;
-}
-
-uint64_t process_seed(uint64_t seed, uint32_t process_index) {
-  if (process_index == 0) return seed;
-  uint64_t s = seed ^ (uint64_t{process_index} * 0x9e37'79b9'7f4a'7c15ull);
-  return splitmix64(s);
-}
 
 // The exact final-state check under partitioned writes: every loaded key
 // and every fresh key of this process's writers holds exactly what the
@@ -572,17 +564,7 @@ std::string ShermanRunResult::to_json() const {
 }
 
 PerfResult ShermanRunResult::to_perf_result() const {
-  PerfResult p;
-  p.op = index;
-  p.workers = workers;
-  p.ops = ops;
-  p.mops = mops;
-  p.latency_ns_mean = latency_us_mean * 1e3;
-  p.latency_ns_p50 = latency_us_p50 * 1e3;
-  p.latency_ns_p99 = latency_us_p99 * 1e3;
-  p.verbs = verbs;
-  p.wall_seconds = wall_seconds + load_wall_seconds;
-  p.counters = counters;
+  PerfResult p = run_common::base_perf_result(*this, index);
   for (size_t i = 0; i < write_round_trip_share.size(); ++i)
     p.counters["btree.rt_share." + std::to_string(i)] = 100 * write_round_trip_share[i];
   p.counters["btree.write_round_trips_p99"] = write_round_trips_p99;

@@ -9,6 +9,7 @@
 #include "latchwork/experiments/hash_run.h"
 #include "latchwork/experiments/sherman_run.h"
 #include "plot_json.h"
+#include "process_flags.h"
 
 namespace lw::tool {
 namespace {
@@ -190,35 +191,20 @@ int cmd_btree(int argc, const char* const* argv) {
   f.add_uint("ops-per-worker", &ops_per_worker,
              "run exactly this many operations per coroutine and measure them all (real backends)", 0, 10'000'000);
   f.add_bool("verify", &verify, "partition the writes (one writer per key) and check the final tree exactly");
-  uint64_t processes = 1, process_index = 0, barrier_timeout_ms = 300'000;
-  std::string shared_name;
-  f.add_uint("processes", &processes,
-             "compute processes running on one shared tree (verbs; start each with the same flags and "
-             "--shared-name, and its own --process-index)",
-             1, HashRunOptions::kMaxProcesses);
-  f.add_uint("process-index", &process_index, "this process's index in [0, --processes); 0 bulk-loads the tree", 0,
-             HashRunOptions::kMaxProcesses - 1);
-  f.add_string("shared-name", &shared_name,
-               "create the tree's root word and lock tables under this name on the memory nodes so that every "
-               "process naming it gets the same tree (required with --processes > 1; a fresh name per run)");
-  f.add_uint("barrier-timeout-ms", &barrier_timeout_ms,
-             "how long a process waits at each barrier for the others (the load runs inside the first)", 1,
-             3'600'000);
+  ProcessFlags procs;
+  procs.add(f, "tree", "bulk-loads the tree");
   f.add_bool("json", &json, "one JSON object instead of the report");
   f.add_string("png", &png, "draw Fig. 14's CDFs (round trips per insert, retries per lookup) to this PNG (and FILE.json)");
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   if (f.was_set("png") && png.empty()) return usage_error(f, "--png needs a file name");
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
-  if (processes > 1 && c.backend != "verbs")
-    return usage_error(f, "--processes > 1 needs --backend verbs (other backends run in one process)");
-  if (processes > 1 && shared_name.empty()) return usage_error(f, "--processes > 1 needs --shared-name NAME");
-  if (process_index >= processes) return usage_error(f, "--process-index must be below --processes");
+  if (std::string e = procs.check(c); !e.empty()) return usage_error(f, e);
   ShermanRunOptions o;
-  o.processes = static_cast<uint32_t>(processes);
-  o.process_index = static_cast<uint32_t>(process_index);
-  o.shared_name = shared_name;
-  o.barrier_timeout_ms = barrier_timeout_ms;
+  o.processes = static_cast<uint32_t>(procs.processes);
+  o.process_index = static_cast<uint32_t>(procs.process_index);
+  o.shared_name = procs.shared_name;
+  o.barrier_timeout_ms = procs.barrier_timeout_ms;
   ClusterConfig preset = c;
   if (!apply_sherman_index(index, &o, &preset)) return usage_error(f, "unknown --index " + index);
   // Explicit SMART switches and QP policy override the preset's.

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cluster_flags.h"
+#include "process_flags.h"
 #include "commands.h"
 #include "latchwork/experiments/hash_run.h"
 
@@ -96,34 +97,18 @@ int cmd_hash(int argc, const char* const* argv) {
   f.add_uint("policy-time-divisor", &divisor, "divide the SMART policies' clocks by this (1 = the paper's)", 1,
              1'000'000);
   f.add_bool("verify", &verify, "check the final table exactly against the values written");
-  uint64_t processes = 1, process_index = 0, barrier_timeout_ms = 300'000;
-  std::string shared_name;
+  ProcessFlags procs;
+  procs.add(f, "table", "loads the table");
   bool partitioned = false;
-  f.add_uint("processes", &processes,
-             "compute processes running on one shared table (verbs; start each with the same flags "
-             "and --shared-name, and its own --process-index)",
-             1, HashRunOptions::kMaxProcesses);
-  f.add_uint("process-index", &process_index, "this process's index in [0, --processes); 0 loads the table", 0,
-             HashRunOptions::kMaxProcesses - 1);
-  f.add_string("shared-name", &shared_name,
-               "create the table under this name on the memory nodes so that every process naming it "
-               "gets the same one (required with --processes > 1; use a fresh name per run: names "
-               "live as long as the memory node)");
   f.add_bool("partitioned-writes", &partitioned,
              "each coroutine updates only keys whose index is its global writer index modulo all "
              "writers (lookups go anywhere), so every key has one writer and the final state is "
              "checked exactly (implies --verify)");
-  f.add_uint("barrier-timeout-ms", &barrier_timeout_ms,
-             "how long a process waits at each barrier for the others (the load phase runs inside the first)",
-             1, 3'600'000);
   f.add_bool("json", &json, "one JSON object instead of the report");
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
-  if (processes > 1 && c.backend != "verbs")
-    return usage_error(f, "--processes > 1 needs --backend verbs (other backends run in one process)");
-  if (processes > 1 && shared_name.empty()) return usage_error(f, "--processes > 1 needs --shared-name NAME");
-  if (process_index >= processes) return usage_error(f, "--process-index must be below --processes");
+  if (std::string e = procs.check(c); !e.empty()) return usage_error(f, e);
   // The table's preset first, then whatever was named explicitly.
   ClusterConfig preset = c;
   apply_hash_table_preset(table, &preset);
@@ -145,11 +130,11 @@ int cmd_hash(int argc, const char* const* argv) {
   o.offered_mops = offered;
   o.verify = verify;
   o.workload_seed = preset.seed;
-  o.processes = static_cast<uint32_t>(processes);
-  o.process_index = static_cast<uint32_t>(process_index);
-  o.shared_name = shared_name;
+  o.processes = static_cast<uint32_t>(procs.processes);
+  o.process_index = static_cast<uint32_t>(procs.process_index);
+  o.shared_name = procs.shared_name;
   o.partitioned_writes = partitioned;
-  o.barrier_timeout_ms = barrier_timeout_ms;
+  o.barrier_timeout_ms = procs.barrier_timeout_ms;
   if (std::string e = o.validate(preset); !e.empty()) return usage_error(f, e);
   const HashRunResult r = run_hash(preset, o);
   if (json) std::printf("%s\n", r.to_json().c_str());
