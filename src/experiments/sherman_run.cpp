@@ -16,7 +16,6 @@
 #include "latchwork/runtime/op_stats.h"
 #include "run_common.h"
 #include "latchwork/runtime/smart.h"
-#include "sherman_keys.h"
 
 namespace lw {
 namespace {
@@ -24,8 +23,8 @@ namespace {
 using run_common::percentile_us;
 using run_common::process_seed;
 
-using sherman_run::KeySet;
-using sherman_run::OpType;
+using tree_workload::KeySet;
+using tree_workload::OpType;
 
 // What one coroutine measured in the window; merged under a lock.
 struct Tally {
@@ -99,8 +98,8 @@ std::string check_final_state(Backend& b, const sherman::Tree& tree, const KeySe
     if (mine(owner)) {
       ++exact;
       const auto lit = last.find(key);
-      const uint64_t want = lit == last.end() ? sherman_run::initial_value(key) : lit->second;
-      if (want == sherman_run::kRemovedMark) {
+      const uint64_t want = lit == last.end() ? tree_workload::initial_value(key) : lit->second;
+      if (want == tree_workload::kRemovedMark) {
         if (it != contents.end()) mismatch(key, "no such key (removed last)", std::to_string(it->second));
       } else if (it == contents.end()) {
         mismatch(key, std::to_string(want), "no such key");
@@ -109,14 +108,14 @@ std::string check_final_state(Backend& b, const sherman::Tree& tree, const KeySe
       }
     } else if (it == contents.end()) {
       if (!removes) mismatch(key, "a loaded key", "no such key");
-    } else if (it->second != sherman_run::initial_value(key) &&
-               sherman_run::value_writer_plus_one(it->second) != owner + 1) {
+    } else if (it->second != tree_workload::initial_value(key) &&
+               tree_workload::value_writer_plus_one(it->second) != owner + 1) {
       mismatch(key, "its loaded value or one of writer " + std::to_string(owner), std::to_string(it->second));
     }
   }
   // Fresh keys: those this process's writers inserted, exactly.
   for (const auto& [key, value] : last) {
-    if (!sherman_run::is_fresh(key)) continue;
+    if (!tree_workload::is_fresh(key)) continue;
     ++exact;
     const auto it = contents.find(key);
     if (it == contents.end()) mismatch(key, std::to_string(value), "no such key");
@@ -125,14 +124,14 @@ std::string check_final_state(Backend& b, const sherman::Tree& tree, const KeySe
   // Keys nobody loaded: fresh keys of another process's writers only.
   const std::vector<uint64_t>& loaded = ks.sorted();
   for (const auto& [key, value] : contents) {
-    if (!sherman_run::is_fresh(key)) {
+    if (!tree_workload::is_fresh(key)) {
       if (!std::binary_search(loaded.begin(), loaded.end(), key)) mismatch(key, "no such key (never loaded)", std::to_string(value));
       continue;
     }
-    const uint64_t w = sherman_run::fresh_writer(key);
+    const uint64_t w = tree_workload::fresh_writer(key);
     if (mine(w)) {
       if (!last.count(key)) mismatch(key, "no such key (never inserted)", std::to_string(value));
-    } else if (sherman_run::value_writer_plus_one(value) != w + 1) {
+    } else if (tree_workload::value_writer_plus_one(value) != w + 1) {
       mismatch(key, "a value of writer " + std::to_string(w), std::to_string(value));
     }
   }
@@ -144,32 +143,6 @@ std::string check_final_state(Backend& b, const sherman::Tree& tree, const KeySe
 }
 
 }  // namespace
-
-const char* to_string(TreeMix m) {
-  switch (m) {
-    case TreeMix::kWriteOnly: return "write-only";
-    case TreeMix::kWriteIntensive: return "write-intensive";
-    case TreeMix::kReadIntensive: return "read-intensive";
-    case TreeMix::kRangeOnly: return "range-only";
-    case TreeMix::kRangeWrite: return "range-write";
-    case TreeMix::kWriteHeavy: return "write-heavy";
-    case TreeMix::kReadHeavy: return "read-heavy";
-    case TreeMix::kReadOnly: return "read-only";
-    case TreeMix::kAllOps: return "all-ops";
-  }
-  return "?";
-}
-
-bool parse_tree_mix(const std::string& s, TreeMix* out) {
-  for (TreeMix m : {TreeMix::kWriteOnly, TreeMix::kWriteIntensive, TreeMix::kReadIntensive, TreeMix::kRangeOnly,
-                    TreeMix::kRangeWrite, TreeMix::kWriteHeavy, TreeMix::kReadHeavy, TreeMix::kReadOnly, TreeMix::kAllOps}) {
-    if (s == to_string(m)) {
-      *out = m;
-      return true;
-    }
-  }
-  return false;
-}
 
 bool apply_sherman_index(const std::string& index, ShermanRunOptions* o, ClusterConfig* c) {
   sherman::TreeConfig t = o->tree;
@@ -245,7 +218,7 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
   if (o.process_index == 0) {
     std::vector<std::pair<uint64_t, uint64_t>> pairs;
     pairs.reserve(ks.size());
-    for (uint64_t k : ks.sorted()) pairs.emplace_back(k, sherman_run::initial_value(k));
+    for (uint64_t k : ks.sorted()) pairs.emplace_back(k, tree_workload::initial_value(k));
     if (Status s = tree.bulk_load(*backend, pairs); !ok(s)) {
       r.error = "the bulk load failed (" + std::string(to_string(s)) + "): raise memory_node_bytes or lower --keys";
       return r;
@@ -268,8 +241,8 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
   const uint64_t first_writer = uint64_t{o.process_index} * workers;
   const uint64_t all_writers = uint64_t{o.processes} * workers;
   const bool fixed = o.ops_per_worker > 0;
-  const bool fresh_inserts = sherman_run::mix_inserts_fresh(o.mix);
-  const bool removes = sherman_run::mix_removes(o.mix);
+  const bool fresh_inserts = tree_workload::mix_inserts_fresh(o.mix);
+  const bool removes = tree_workload::mix_removes(o.mix);
   const uint32_t node_bytes = tc.node_bytes;
   // Counted as operations complete, so that a run stopped at its event
   // budget (o.collapse_at_budget) still reports what its window did.
@@ -290,7 +263,7 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
     for (uint64_t i = 0; i < limit; ++i) {
       const Nanos t0 = w.now();
       if (!fixed && t0 >= window_end) break;
-      const OpType type = sherman_run::draw_op(o.mix, w.rng(), inserter);
+      const OpType type = tree_workload::draw_op(o.mix, w.rng(), inserter);
       uint64_t li = ks.draw_index(w.rng());
       uint64_t key = ks.key(li);
       const OpCounters before = w.counters();
@@ -311,19 +284,19 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
         }
         const Result<bool> res = co_await tree.remove(ctx, key);
         s = res.status;
-        if (o.verify && ok(s)) written[key] = sherman_run::kRemovedMark;
+        if (o.verify && ok(s)) written[key] = tree_workload::kRemovedMark;
       } else if (type == OpType::kInsert) {
         // Table 3's inserts: 2/3 update a loaded key, 1/3 a fresh key (§5.1.3).
         fresh = fresh_inserts && w.rng().below(3) == 0;
         if (fresh) {
-          key = sherman_run::fresh_key(w.rng().next(), writer);
+          key = tree_workload::fresh_key(w.rng().next(), writer);
         } else if (o.verify) {
           // Partitioned writes: move the index to this writer's within its block.
           li = li - li % all_writers + writer;
           if (li >= ks.size()) li -= all_writers;
           key = ks.key(li);
         }
-        const uint64_t value = sherman_run::tagged_value(writer, ++seq);
+        const uint64_t value = tree_workload::tagged_value(writer, ++seq);
         const Result<bool> res = co_await tree.insert(ctx, key, value);
         s = res.status;
         if (o.verify && ok(s)) written[key] = value;

@@ -12,28 +12,10 @@
 #include "latchwork/config/cluster_config.h"
 #include "latchwork/experiments/perf.h"
 #include "latchwork/structures/sherman/tree.h"
+#include "latchwork/workloads/tree_mix.h"
 
 namespace lw {
 
-// Sherman Table 3 and SMART §6.2.1's mixes. Inserts pick a loaded key with
-// probability 2/3 (an update, §5.1.3) and a fresh key otherwise.
-enum class TreeMix : uint8_t {
-  kWriteOnly,       // 100% insert
-  kWriteIntensive,  // 50% insert, 50% lookup
-  kReadIntensive,   // 5% insert, 95% lookup
-  kRangeOnly,       // 100% range
-  kRangeWrite,      // half the coroutines insert, half run ranges
-  kWriteHeavy,      // SMART: 50% update, 50% lookup (updates of loaded keys)
-  kReadHeavy,       // SMART: 5% update, 95% lookup
-  kReadOnly,        // SMART: 100% lookup
-  // Not a paper's: every operation (30% lookup, 30% insert, 15% remove, 25%
-  // range), for checks (make test-verbs). Lookups may miss removed keys.
-  kAllOps,
-};
-const char* to_string(TreeMix m);
-// "write-only" | "write-intensive" | "read-intensive" | "range-only" |
-// "range-write" | "write-heavy" | "read-heavy" | "read-only" | "all-ops".
-bool parse_tree_mix(const std::string& s, TreeMix* out);
 
 struct ShermanRunOptions {
   std::string index = "sherman";  // the preset name (for reports)

@@ -1,17 +1,39 @@
-// The key set and operation mix of the B+Tree experiment (sherman_run.h):
-// Sherman Table 3 and SMART §6.2.1 over loaded keys spread over [1, 2^63).
-// Internal to src/experiments.
+// The B+Tree workloads (Sherman Table 3, SMART §6.2.1): the operation mixes,
+// and the key set they draw from, loaded keys spread over [1, 2^63). Run by
+// run_sherman (experiments/sherman_run.h).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "latchwork/base/random.h"
 #include "latchwork/base/zipf.h"
-#include "latchwork/experiments/sherman_run.h"
 
-namespace lw::sherman_run {
+namespace lw {
+
+// Sherman Table 3 and SMART §6.2.1's mixes. Inserts pick a loaded key with
+// probability 2/3 (an update, §5.1.3) and a fresh key otherwise.
+enum class TreeMix : uint8_t {
+  kWriteOnly,       // 100% insert
+  kWriteIntensive,  // 50% insert, 50% lookup
+  kReadIntensive,   // 5% insert, 95% lookup
+  kRangeOnly,       // 100% range
+  kRangeWrite,      // half the coroutines insert, half run ranges
+  kWriteHeavy,      // SMART: 50% update, 50% lookup (updates of loaded keys)
+  kReadHeavy,       // SMART: 5% update, 95% lookup
+  kReadOnly,        // SMART: 100% lookup
+  // Not a paper's: every operation (30% lookup, 30% insert, 15% remove, 25%
+  // range), for checks (make test-verbs). Lookups may miss removed keys.
+  kAllOps,
+};
+const char* to_string(TreeMix m);
+// "write-only" | "write-intensive" | "read-intensive" | "range-only" |
+// "range-write" | "write-heavy" | "read-heavy" | "read-only" | "all-ops".
+bool parse_tree_mix(const std::string& s, TreeMix* out);
+
+namespace tree_workload {
 
 // Loaded keys are even, fresh keys odd: a fresh key is
 // (random & ~kFreshWriterMask) | (writer << 1) | 1, so it is never a loaded
@@ -60,4 +82,5 @@ inline bool mix_removes(TreeMix m) { return m == TreeMix::kAllOps; }
 // The model's mark of a key its writer removed (values written are below 2^48).
 inline constexpr uint64_t kRemovedMark = ~uint64_t{0};
 
-}  // namespace lw::sherman_run
+}  // namespace tree_workload
+}  // namespace lw

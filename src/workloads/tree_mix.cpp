@@ -1,11 +1,39 @@
-#include "sherman_keys.h"
+#include "latchwork/workloads/tree_mix.h"
 
 #include <algorithm>
 #include <numeric>
 
 #include "latchwork/base/assert.h"
 
-namespace lw::sherman_run {
+namespace lw {
+
+const char* to_string(TreeMix m) {
+  switch (m) {
+    case TreeMix::kWriteOnly: return "write-only";
+    case TreeMix::kWriteIntensive: return "write-intensive";
+    case TreeMix::kReadIntensive: return "read-intensive";
+    case TreeMix::kRangeOnly: return "range-only";
+    case TreeMix::kRangeWrite: return "range-write";
+    case TreeMix::kWriteHeavy: return "write-heavy";
+    case TreeMix::kReadHeavy: return "read-heavy";
+    case TreeMix::kReadOnly: return "read-only";
+    case TreeMix::kAllOps: return "all-ops";
+  }
+  return "?";
+}
+
+bool parse_tree_mix(const std::string& s, TreeMix* out) {
+  for (TreeMix m : {TreeMix::kWriteOnly, TreeMix::kWriteIntensive, TreeMix::kReadIntensive, TreeMix::kRangeOnly,
+                    TreeMix::kRangeWrite, TreeMix::kWriteHeavy, TreeMix::kReadHeavy, TreeMix::kReadOnly, TreeMix::kAllOps}) {
+    if (s == to_string(m)) {
+      *out = m;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace tree_workload {
 
 KeySet::KeySet(uint64_t keys, double zipf, uint64_t seed) {
   LW_CHECK(keys >= 1);
@@ -60,4 +88,5 @@ bool mix_inserts_fresh(TreeMix m) {
          m == TreeMix::kRangeWrite || m == TreeMix::kAllOps;
 }
 
-}  // namespace lw::sherman_run
+}  // namespace tree_workload
+}  // namespace lw
