@@ -1,0 +1,85 @@
+// The transaction experiment (DrTM+H §5-§6, SMART §6.2.2): build the store
+// for a workload, run coordinators for a measured window of virtual time
+// after a warm-up (or a fixed number of transactions each, on real
+// backends), and report throughput, latency percentiles, aborts and the
+// per-phase breakdown; optionally check the final state.
+//
+// Placement: symmetric designs (DesignConfig::disaggregated false) run their
+// coordinators on the memory nodes' threads (ClusterConfig::
+// memory_node_threads x coroutines_per_thread per node), like DrTM+H's
+// machines that are both client and server; disaggregated ones on the
+// compute nodes' coroutines.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "latchwork/config/cluster_config.h"
+#include "latchwork/txn/design.h"
+#include "latchwork/txn/history.h"
+#include "latchwork/txn/workload.h"
+
+namespace lw::txn {
+
+struct TxnRunOptions {
+  DesignConfig design;
+  Nanos warmup_ns = 100'000;
+  Nanos measure_ns = 300'000;
+  // > 0: every coordinator runs exactly this many transactions (committed
+  // or given up) and all are measured; the window is ignored.
+  uint64_t txns_per_worker = 0;
+  uint64_t max_txns_per_worker = 10'000'000;
+  uint32_t max_attempts = 64;       // retries of one transaction before it gives up
+  Nanos retry_backoff_ns = 1'000;   // times the attempt number, between retries
+  // After the run: the workload's invariants, every backup equal to its
+  // primary (after each coordinator drained its log reclaims), every lock free.
+  bool verify = false;
+  CommitSink on_commit;             // every committed transaction (checks)
+  uint64_t log_ring_bytes = 16 << 10;
+
+  // Several node processes (verbs `latchwork node`): process I runs the
+  // coordinators of node I; store built by all alike under shared_name.
+  uint32_t processes = 1;
+  uint32_t process_index = 0;
+  std::string shared_name;
+  uint64_t barrier_timeout_ms = 300'000;
+
+  std::string validate(const ClusterConfig& c) const;
+};
+
+struct TxnRunResult {
+  std::string design, workload, phases;
+  uint64_t coordinators = 0;
+  uint64_t committed = 0, aborted = 0, gave_up = 0, failed = 0;  // in the window
+  std::vector<uint64_t> committed_by_type;
+  double mtps = 0;                  // committed M transactions per second (all nodes)
+  double abort_rate = 0;            // aborted attempts / attempts
+  double latency_us_p50 = 0, latency_us_p90 = 0, latency_us_p99 = 0, latency_us_mean = 0;
+  // Mean µs per committed transaction in each phase (Fig. 15).
+  double phase_us[static_cast<size_t>(Phase::kCount)] = {};
+  double round_trips_per_txn = 0, rpcs_per_txn = 0, bytes_per_txn = 0;
+  double cache_hit_rate = 0;
+  TxnEffect effect;                 // summed over committed transactions (whole run)
+  uint64_t verbs = 0;
+  Nanos elapsed_ns = 0;
+  double wall_seconds = 0, load_wall_seconds = 0;
+  uint64_t trace_hash = 0;
+  std::map<std::string, double> counters;
+  bool verified = false;
+  std::string error;                // a failed operation or a failed check
+
+  bool ok() const { return error.empty(); }
+  std::string to_json() const;
+};
+
+TxnRunResult run_txn(const ClusterConfig& cluster, const TxnWorkload& workload, const TxnRunOptions& o);
+
+// A cluster for a design: symmetric designs get `nodes` memory nodes with
+// `threads` threads each (and one idle compute node); disaggregated ones
+// `nodes` compute nodes x `threads` and `memory_nodes` memory nodes.
+ClusterConfig txn_cluster(const DesignConfig& d, const std::string& nic_profile, uint32_t nodes, uint32_t threads,
+                          uint32_t coroutines, uint32_t memory_nodes, uint64_t memory_node_bytes);
+
+}  // namespace lw::txn

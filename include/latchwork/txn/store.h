@@ -1,0 +1,151 @@
+// The partitioned transactional store (DrTM+H §3.1, §5): tables of records
+// (txn/record.h) sharded over the store's nodes, each partition on a primary
+// and replicas - 1 backups (DrTM+H §5: 3-way replication, a primary and two
+// backups), with a DrTM-KV-like hash index per node and table (cluster
+// hashing: one-sided lookups READ a bucket, then the record).
+//
+// The store's nodes are the backend's memory nodes. Symmetric designs
+// (DrTM+H, FaRM, DrTM+R, FaSST) run their coordinators on those nodes'
+// threads; disaggregated ones (FORD, SMART-DTX) on compute nodes.
+//
+// Per node, per table, the store allocates:
+//   index:   `buckets` buckets of 64 bytes, 4 slots each
+//              0         8         16        24   ...   56        64
+//              +---------+---------+---------+--  ...  -+---------+
+//              | key0+1  | off0    | key1+1  |          | off3    |
+//              +---------+---------+---------+--  ...  -+---------+
+//            key + 1 (0: empty slot); off: the record's offset on this node.
+//            A key lives in bucket hash(table, key) % buckets or, when that
+//            is full, in one of the next max_probe - 1 buckets (wrapping).
+//   records: every record this node holds for the table (primary or backup
+//            copies), record_bytes(payload) each, contiguous.
+// and per node one log area: a ring of log_ring_bytes per coordinator, in
+// which coordinators write redo logs (or FORD's undo logs) for this node.
+//
+// Set-up is host-side: a StoreLoader collects every initial record, then
+// build() lays the tables out, allocates on every node and writes the images
+// (bulk host writes). Every process of a multi-process verbs run builds the
+// same store in the same order and so gets the same addresses.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "latchwork/base/remote_ptr.h"
+#include "latchwork/txn/record.h"
+#include "latchwork/verbs/backend.h"
+
+namespace lw::txn {
+
+using TableId = uint16_t;
+inline constexpr uint32_t kMaxTables = 16;
+inline constexpr uint32_t kBucketSlots = 4;
+inline constexpr uint32_t kBucketBytes = 64;
+static_assert(kBucketSlots * 16 == kBucketBytes);
+
+struct TableSpec {
+  std::string name;
+  uint32_t payload_bytes = 8;  // <= kMaxPayloadBytes
+};
+
+// Where a record lives: the workload names its primary node.
+using HomeFn = std::function<NodeId(TableId table, uint64_t key, uint32_t nodes)>;
+
+struct StoreOptions {
+  uint32_t nodes = 1;                 // memory nodes used, 0 .. nodes-1
+  uint32_t replicas = 3;              // primary + backups; clamped to nodes
+  uint32_t coordinators = 1;          // log rings per node
+  uint64_t log_ring_bytes = 16 << 10; // per coordinator per node
+  double index_load = 0.5;            // records per slot at most (sizes `buckets`)
+  uint32_t max_probe = 8;             // buckets a lookup may read; build() fails beyond
+  std::string shared_name;            // "": private; else allocate_shared names (multi-process)
+  std::string validate() const;
+};
+
+class StoreLoader {
+ public:
+  // An initial record; a (table, key) may be added once.
+  void add(TableId table, uint64_t key, std::span<const std::byte> payload);
+  size_t records() const;
+
+ private:
+  friend class Store;
+  struct Row {
+    TableId table;
+    uint64_t key;
+    uint64_t payload_at;  // in blob_
+    uint32_t bytes;
+  };
+  std::vector<Row> rows_;
+  std::vector<std::byte> blob_;
+};
+
+// Where one table lives on one node.
+struct TablePlacement {
+  RemoteAddr index;          // bucket 0
+  uint64_t buckets = 0;
+  uint32_t max_probe = 1;    // buckets a lookup reads at most
+  RemoteAddr records;        // the first record
+  uint64_t record_count = 0;
+};
+
+class Store {
+ public:
+  // Lays out `tables` for the loader's records over o.nodes memory nodes of
+  // `b` and writes them. nullptr and *error on failure (memory full, a probe
+  // chain longer than max_probe, a duplicate key, a payload too long).
+  static std::unique_ptr<Store> build(Backend& b, std::vector<TableSpec> tables, HomeFn home,
+                                      const StoreLoader& loader, const StoreOptions& o, std::string* error);
+
+  const StoreOptions& options() const { return o_; }
+  uint32_t nodes() const { return o_.nodes; }
+  uint32_t replicas() const { return replicas_; }
+  const std::vector<TableSpec>& tables() const { return tables_; }
+  uint32_t payload_bytes(TableId t) const { return tables_.at(t).payload_bytes; }
+  uint32_t record_bytes(TableId t) const { return txn::record_bytes(payload_bytes(t)); }
+
+  // Replica r (0 = primary) of a record's partition.
+  NodeId node_of(TableId t, uint64_t key, uint32_t replica = 0) const;
+  const TablePlacement& placement(NodeId node, TableId t) const;
+  // The bucket a key hashes to (its probe chain starts there).
+  uint64_t bucket_of(TableId t, uint64_t key, uint64_t buckets) const;
+  // Decodes one bucket: the record offset of `key`, or 0 if absent there.
+  static uint64_t find_in_bucket(std::span<const std::byte, kBucketBytes> bucket, uint64_t key);
+
+  // Host-side (outside run()): the record's address on replica r, from the
+  // store's own directory; null if the key was never loaded.
+  RemoteAddr address(TableId t, uint64_t key, uint32_t replica = 0) const;
+  // Host-side read of a record; false if absent.
+  bool host_read(TableId t, uint64_t key, uint32_t replica, RecordView* view, std::span<std::byte> payload) const;
+  // Every loaded key of a table, in load order.
+  const std::vector<uint64_t>& keys(TableId t) const;
+
+  // Coordinator c's log ring on `node`.
+  RemoteAddr log_ring(NodeId node, uint32_t coordinator) const;
+
+  Backend& backend() const { return b_; }
+
+ private:
+  Store(Backend& b, StoreOptions o) : b_(b), o_(std::move(o)) {}
+  Backend& b_;
+  StoreOptions o_;
+  uint32_t replicas_ = 1;
+  std::vector<TableSpec> tables_;
+  HomeFn home_;
+  std::vector<std::vector<TablePlacement>> placement_;  // [node][table]
+  std::vector<std::vector<uint64_t>> keys_;             // [table]
+  // Host-side directory: (table, key) -> record index per replica node.
+  struct DirEntry {
+    uint64_t key;
+    uint32_t slot[4];  // record index on each replica's node (replicas <= 4)
+  };
+  std::vector<std::vector<DirEntry>> dir_;  // [table], sorted by key
+  std::vector<RemoteAddr> logs_;            // [node]
+};
+
+}  // namespace lw::txn
