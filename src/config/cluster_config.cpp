@@ -54,6 +54,9 @@ constexpr Bound kBounds[] = {
     {"verbs.connect_timeout_ms", 10, 3'600'000},
     {"verbs.op_timeout_ms", 10, 3'600'000},
     {"verbs.staging_bytes", 64 << 10, 1ull << 32},
+    {"memory.pm_read_extra_ns", 0, kNs},
+    {"memory.pm_write_extra_ns", 0, kNs},
+    {"memory.pm_access_bytes", 1, MemoryConfig::kMaxAccessBytes},
 };
 // Floating-point fields: finite, within [lo, hi].
 struct RealBound {
@@ -66,6 +69,8 @@ constexpr RealBound kRealBounds[] = {
     {"timing.bytes_per_ns", 0.00125, 12'500},
     {"timing.crc64_ns_per_byte", 0, 1e3},
     {"timing.farm_check_ns_per_line", 0, 1e4},
+    {"memory.pm_read_bytes_per_ns", 0.001, 12'500},
+    {"memory.pm_write_bytes_per_ns", 0.001, 12'500},
 };
 
 const Bound* bound_of(std::string_view name) {
@@ -202,6 +207,25 @@ std::string rpc_from_json(const json& j, RpcConfig* rpc) {
   if (!(e = take(j, "recv_cpu_ns", &rpc->recv_cpu_ns, "rpc.recv_cpu_ns")).empty()) return e;
   if (!(e = take(j, "reply_cpu_ns", &rpc->reply_cpu_ns, "rpc.reply_cpu_ns")).empty()) return e;
   return rpc->validate();
+}
+
+// The "memory" object (config/memory_config.h).
+std::string memory_from_json(const json& j, MemoryConfig* m) {
+  if (!j.is_object()) return "memory must be an object";
+  std::string e;
+  if (!(e = reject_unknown(j, {"kind", "pm_read_extra_ns", "pm_write_extra_ns", "pm_read_bytes_per_ns",
+                               "pm_write_bytes_per_ns", "pm_access_bytes"},
+                           "memory")).empty())
+    return e;
+  if (!(e = take(j, "kind", &m->kind, "memory.kind")).empty()) return e;
+  if (!(e = take(j, "pm_read_extra_ns", &m->pm_read_extra_ns, "memory.pm_read_extra_ns")).empty()) return e;
+  if (!(e = take(j, "pm_write_extra_ns", &m->pm_write_extra_ns, "memory.pm_write_extra_ns")).empty()) return e;
+  if (!(e = take(j, "pm_read_bytes_per_ns", &m->pm_read_bytes_per_ns, "memory.pm_read_bytes_per_ns")).empty())
+    return e;
+  if (!(e = take(j, "pm_write_bytes_per_ns", &m->pm_write_bytes_per_ns, "memory.pm_write_bytes_per_ns")).empty())
+    return e;
+  if (!(e = take(j, "pm_access_bytes", &m->pm_access_bytes, "memory.pm_access_bytes")).empty()) return e;
+  return m->validate();
 }
 
 // The "smart" object (runtime/smart.h); ranges by SmartConfig::validate().
@@ -361,6 +385,7 @@ std::string ClusterConfig::validate() const {
   if (!(e = budget.validate()).empty()) return e;
   if (!(e = rpc.validate()).empty()) return e;
   if (!(e = smart.validate()).empty()) return e;
+  if (!(e = memory.validate()).empty()) return e;
   Semantics probe;
   if (!Semantics::from_profile(semantics_profile, &probe))
     return "semantics profile must be spec, connectx or sequential, got \"" + semantics_profile + "\"";
@@ -410,6 +435,13 @@ std::string ClusterConfig::to_json() const {
       {"memory_node_threads", memory_node_threads},
       {"memory_node_bytes", memory_node_bytes},
       {"device_memory_bytes", device_memory_bytes},
+      {"memory",
+       {{"kind", memory.kind},
+        {"pm_read_extra_ns", memory.pm_read_extra_ns},
+        {"pm_write_extra_ns", memory.pm_write_extra_ns},
+        {"pm_read_bytes_per_ns", memory.pm_read_bytes_per_ns},
+        {"pm_write_bytes_per_ns", memory.pm_write_bytes_per_ns},
+        {"pm_access_bytes", memory.pm_access_bytes}}},
       {"queue_depth", queue_depth},
       {"seed", seed},
       {"profile", semantics_profile},
@@ -488,7 +520,7 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
                                "coroutines_per_thread", "memory_nodes", "memory_node_threads",
                                "memory_node_bytes", "device_memory_bytes", "queue_depth", "seed",
                                "profile", "semantics", "timing", "nic", "threads", "verbs",
-                               "network", "budget", "rpc", "smart"},
+                               "network", "budget", "rpc", "smart", "memory"},
                            "config")).empty())
     return e;
   // The profile first: explicit switches below refine it.
@@ -611,6 +643,9 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
   }
   if (auto it = j.find("smart"); it != j.end()) {
     if (!(e = smart_from_json(*it, &c.smart)).empty()) return e;
+  }
+  if (auto it = j.find("memory"); it != j.end()) {
+    if (!(e = memory_from_json(*it, &c.memory)).empty()) return e;
   }
   if (!(e = c.load_cluster_file()).empty()) return e;
   if (!(e = c.validate()).empty()) return e;

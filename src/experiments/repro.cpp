@@ -1,6 +1,7 @@
 #include "latchwork/experiments/repro.h"
 #include "latchwork/experiments/repro_lock.h"
 #include "latchwork/experiments/repro_rpc.h"
+#include "latchwork/experiments/repro_txn.h"
 
 #include <algorithm>
 #include <chrono>
@@ -207,30 +208,6 @@ ReproFigure sherman_fig3() {
   return f;
 }
 
-// DrTM+H §4.2 Fig. 5: many QPs per NIC hurt small READs (QP-context cache).
-ReproFigure drtmh_fig5() {
-  ReproFigure f;
-  f.name = "drtmh-fig5";
-  f.title = "DrTM+H Fig. 5: READ throughput vs payload with few and many QPs per NIC (cx5-100g, 24 threads)";
-  f.x_label = "payload (bytes)";
-  for (uint32_t s : {8u, 32u, 64u, 128u, 256u, 512u, 1024u, 2048u, 4096u}) {
-    for (uint32_t mn : {2u, 40u}) {
-      ClusterConfig c = nic_cluster("cx5-100g", 1, 24, 8, QpPolicy::kPerThreadDoorbell);
-      c.memory_nodes = mn;
-      c.memory_node_bytes = 4ull << 20;
-      ReproPoint p{std::to_string(24 * mn) + " QPs per NIC", static_cast<double>(s), c, perf(Opcode::kRead)};
-      p.perf.size = s;
-      p.perf.random_region = 2ull << 20;
-      f.points.push_back(p);
-    }
-  }
-  f.notes =
-      "No per-NIC values are stated (DrTM+H reports per machine with two ConnectX-4 NICs). The shape "
-      "to check: with 960 QPs small READs lose most of their rate to QP-context misses, while from a "
-      "few hundred bytes the link dominates and the two series meet (DrTM+H §4.2).";
-  return f;
-}
-
 }  // namespace
 
 // Jasny §3.4 and §4.5 (src/experiments/repro_sync.cpp).
@@ -311,6 +288,19 @@ const std::vector<ReproFigure>& repro_figures() {
       sherman_fig15(),
       sherman_fig16(),
       smart_fig12(),
+      drtmh_fig6(),
+      drtmh_fig7(),
+      drtmh_fig8(),
+      drtmh_fig9(),
+      drtmh_fig10(),
+      drtmh_fig11(),
+      drtmh_fig12(),
+      drtmh_fig13(),
+      drtmh_fig14(),
+      drtmh_fig15(),
+      drtmh_table3(),
+      smart_fig10(),
+      smart_fig11(),
   };
   return figures;
 }
@@ -328,6 +318,7 @@ double repro_y(const ReproFigure& f, const PerfResult& r) {
 double repro_metric(const std::string& m, const PerfResult& r) {
   if (m == "mops") return r.mops;
   if (m == "p50_us") return r.latency_ns_p50 / 1e3;
+  if (m == "p90_us") return r.latency_ns_p90 / 1e3;
   if (m == "p99_us") return r.latency_ns_p99 / 1e3;
   if (m == "mean_us") return r.latency_ns_mean / 1e3;
   if (m.rfind("counter:", 0) == 0) {
@@ -359,7 +350,9 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
       r.results.push_back(r.results[static_cast<size_t>(p.same_run_as)]);
       continue;
     }
-    if (p.lock_table) {
+    if (p.txn) {
+      r.results.push_back(run_txn_point(p));
+    } else if (p.lock_table) {
       r.results.push_back(run_lock_point(p));
     } else if (is_rpc_point(p)) {
       r.results.push_back(run_rpc_point(p));

@@ -31,6 +31,17 @@ std::string MemnodeOptions::validate() const {
   if (bytes < (1u << 20) || bytes > (1ull << 40)) return "--size must be in [1 MiB, 1 TiB]";
   if (huge_pages != "auto" && huge_pages != "on" && huge_pages != "off")
     return "--huge-pages must be auto, on or off";
+  const auto& builtins = builtin_rpc_handlers();
+  if (builtins.size() + extra_handlers.size() > kMaxRpcHandlers)
+    return "at most " + std::to_string(kMaxRpcHandlers - builtins.size()) + " extra RPC handlers";
+  for (size_t i = 0; i < extra_handlers.size(); ++i) {
+    const RpcHandler& h = extra_handlers[i];
+    if (h.name.empty() || !h.fn) return "extra RPC handler " + std::to_string(i) + " has no name or no code";
+    auto same = [&](const RpcHandler& o) { return o.name == h.name; };
+    if (std::any_of(builtins.begin(), builtins.end(), same) ||
+        std::any_of(extra_handlers.begin(), extra_handlers.begin() + static_cast<std::ptrdiff_t>(i), same))
+      return "RPC handler name \"" + h.name + "\" is served twice";
+  }
   return {};
 }
 
@@ -110,9 +121,9 @@ class Session {
   }
 
   // What register_handler() on the compute side resolves names against.
-  static json handler_names() {
+  json handler_names() const {
     json names = json::array();
-    for (const RpcHandler& h : builtin_rpc_handlers()) names.push_back(h.name);
+    for (const RpcHandler& h : region_.handlers) names.push_back(h.name);
     return names;
   }
 
@@ -222,6 +233,8 @@ std::string run_memnode(const MemnodeOptions& o, const std::atomic<bool>& stop,
   if (std::string e = RdmaDevice::open(o.device, o.ib_port, o.gid_index, &dev); !e.empty()) return e;
   Region region;
   if (std::string e = map_memory(o, &region); !e.empty()) return e;
+  region.handlers = builtin_rpc_handlers();
+  region.handlers.insert(region.handlers.end(), o.extra_handlers.begin(), o.extra_handlers.end());
   {
     std::random_device rd;
     region.instance = (uint64_t{rd()} << 32 | rd()) ^ (uint64_t(::getpid()) << 20) ^ monotonic_ms();

@@ -9,9 +9,11 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "latchwork/base/layout.h"
 #include "latchwork/verbs/node_memory.h"
+#include "latchwork/verbs/rpc.h"
 
 namespace lw::rdma {
 
@@ -26,6 +28,9 @@ struct Region {
   // Random per server: a compute side whose process holds a region of this
   // instance (local_region.h) reaches the memory with its CPU too.
   uint64_t instance = 0;
+  // The RPC handlers served, in id order: builtin_rpc_handlers(), then
+  // MemnodeOptions::extra_handlers. Fixed before the node serves.
+  std::vector<RpcHandler> handlers;
 
   std::mutex mu;
   std::condition_variable cv;

@@ -8,7 +8,6 @@
 #include <cstring>
 
 #include "latchwork/base/assert.h"
-#include "latchwork/verbs/rpc_builtin.h"
 
 namespace lw::rdma {
 
@@ -188,7 +187,7 @@ void RpcServerLoop::serve_one(Qp& q, uint32_t slot, uint32_t bytes, uint32_t sen
                                                                     std::min<uint32_t>(h.reply_cap, kMaxRpcBytes));
   uint32_t reply_bytes = 0;
   Status st = Status::kOk;
-  const auto& table = builtin_rpc_handlers();
+  const auto& table = region_.handlers;
   if (h.length > kMaxRpcBytes || sizeof h + h.length > bytes) st = Status::kBadLength;
   else if (h.handler >= table.size()) st = Status::kUnsupported;
   if (st == Status::kOk) {

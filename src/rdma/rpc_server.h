@@ -1,6 +1,7 @@
 // The memory node's side of two-sided RPC (wire format: rpc_wire.h): one
 // polling thread per compute process's session polls the CQ of that
-// session's QPs, runs builtin_rpc_handlers() on the node's memory (CPU
+// session's QPs, runs the node's handlers (Region::handlers: the builtins,
+// then MemnodeOptions::extra_handlers) on the node's memory (CPU
 // accesses with std::atomic_ref) and SENDs replies and credit messages.
 #pragma once
 

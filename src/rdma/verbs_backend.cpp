@@ -9,6 +9,7 @@
 
 #include "latchwork/base/assert.h"
 #include "latchwork/verbs/rpc_builtin.h"
+#include "late_handlers.h"
 #include "local_region.h"
 #include "memnode_protocol.h"
 #include "verbs_impl.h"
@@ -69,7 +70,8 @@ void VerbsBackend::Impl::transport_error(const std::string& what) {
 }
 
 VerbsBackend::VerbsBackend(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-VerbsBackend::~VerbsBackend() = default;
+// The handlers it bound run code whose state (a store) ends with this backend's user.
+VerbsBackend::~VerbsBackend() { rdma::unbind_late_handlers(impl_.get()); }
 
 std::unique_ptr<VerbsBackend> VerbsBackend::connect(const ClusterConfig& config, std::string* error) {
   auto fail = [&](const std::string& e) -> std::unique_ptr<VerbsBackend> {
@@ -210,7 +212,12 @@ Result<HandlerId> VerbsBackend::register_handler(const RpcHandler& h) {
   // Code cannot travel to a memory node process: find the node's handler of
   // that name (the connect step checked that ids agree across nodes).
   for (uint32_t id = 0; id < s.rpc_handlers; ++id)
-    if (s.nodes[0]->handlers[id] == h.name) return {Status::kOk, static_cast<HandlerId>(id)};
+    if (s.nodes[0]->handlers[id] == h.name) {
+      // A `latchwork node` process serves its node in-process: the node's
+      // late-bound handler of this name runs this code (memnode.h).
+      if (s.symmetric() && id >= kBuiltinRpcHandlers) rdma::bind_late_handler(h, &s);
+      return {Status::kOk, static_cast<HandlerId>(id)};
+    }
   return {Status::kUnsupported, 0};
 }
 

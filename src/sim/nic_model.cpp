@@ -253,22 +253,43 @@ Nanos NicModel::request_path(const WrRoute& r, const WorkRequest& wr, Nanos post
   return t;
 }
 
+Nanos NicModel::pm_media(MemoryNic& mn, Nanos t, uint64_t bytes, bool read, bool write) {
+  const MemoryConfig& m = cfg_.memory;
+  const double media = static_cast<double>(m.pm_media_bytes(bytes));
+  const double busy = (read ? media / m.pm_read_bytes_per_ns : 0) + (write ? media / m.pm_write_bytes_per_ns : 0);
+  return mn.pm_media.book(t, std::max<Nanos>(1, ns(busy)), horizon_);
+}
+
 AccessTimes NicModel::access(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) {
   if (device) {
     const Nanos t = start + p_.device_memory_ns;
     return {t, t};
   }
-  Nic& nic = memory_[r.memory_node].nic;
+  MemoryNic& mn = memory_[r.memory_node];
+  Nic& nic = mn.nic;
+  const MemoryConfig& pm = cfg_.memory;
   const Nanos transfer = ns(static_cast<double>(wr.length) * 8.0 / p_.pcie_gbps);
   if (wr.opcode == Opcode::kRead) {
     // A non-posted DMA read: the engine takes a limited number per second.
     const Nanos slot = std::max(ns(1000.0 / p_.pcie_read_mops), transfer);
     const Nanos s = m_.pcie ? nic.pcie.book(start, slot, horizon_) : start;
-    return {s + p_.pcie_read_ns, s + p_.pcie_read_ns + transfer};
+    if (!pm.pm()) return {s + p_.pcie_read_ns, s + p_.pcie_read_ns + transfer};
+    // Persistent memory: the media reads whole lines at its bandwidth, and
+    // each load takes longer (memory_config.h).
+    const Nanos media = pm_media(mn, s, wr.length, true, false);
+    const Nanos begin = media + p_.pcie_read_ns + pm.pm_read_extra_ns;
+    const Nanos media_time = ns(static_cast<double>(pm.pm_media_bytes(wr.length)) / pm.pm_read_bytes_per_ns);
+    return {begin, begin + std::max(transfer, media_time)};
   }
   // A posted DMA write: bandwidth only; lines become visible in address order.
   const Nanos s = m_.pcie ? nic.pcie.book(start, transfer, horizon_) : start;
-  return {s + p_.pcie_write_ns, s + p_.pcie_write_ns + transfer};
+  if (!pm.pm()) return {s + p_.pcie_write_ns, s + p_.pcie_write_ns + transfer};
+  // Persistent memory: the lines land at the media's (much lower) write
+  // bandwidth, a partial line costing a whole one.
+  const Nanos media = pm_media(mn, s + p_.pcie_write_ns, wr.length, false, true);
+  const Nanos begin = media + pm.pm_write_extra_ns;
+  const Nanos media_time = ns(static_cast<double>(pm.pm_media_bytes(wr.length)) / pm.pm_write_bytes_per_ns);
+  return {begin, begin + std::max(transfer, media_time)};
 }
 
 AccessTimes NicModel::atomic(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) {
@@ -276,11 +297,17 @@ AccessTimes NicModel::atomic(const WrRoute& r, const WorkRequest& wr, bool devic
   const bool on_chip = device && m_.device_memory;
   // Read into the NIC, modify, write back: two PCIe transactions (Sherman
   // §3.2.2), none for on-chip memory (Sherman §4.3).
-  const Nanos read = on_chip ? p_.device_memory_ns : p_.pcie_read_ns;
+  // On persistent memory the read and the write-back each take longer, and
+  // the media reads and writes back a whole line (memory_config.h).
+  const bool pm = !device && cfg_.memory.pm();
+  const Nanos pm_read = pm ? cfg_.memory.pm_read_extra_ns : 0;
+  const Nanos pm_write = pm ? cfg_.memory.pm_write_extra_ns : 0;
+  const Nanos read = on_chip ? p_.device_memory_ns : p_.pcie_read_ns + pm_read;
   const Nanos hold = on_chip ? p_.device_memory_ns + p_.device_atomic_ns
-                             : p_.pcie_read_ns + p_.atomic_write_back_ns;
+                             : p_.pcie_read_ns + p_.atomic_write_back_ns + pm_read + pm_write;
   Nanos s = start;
   if (!on_chip && m_.pcie) s = mn.nic.pcie.book(s, ns(1000.0 / p_.pcie_read_mops), horizon_);
+  if (pm) s = pm_media(mn, s, 8, true, true);
   // The lock table: atomics whose addresses share the low bits serialize
   // (Jasny §3.2, Figs. 5, 6), whether or not they touch the same word.
   if (m_.lock_table) s = mn.slots[slot_of(wr.remote.offset())].book(s, hold, horizon_);

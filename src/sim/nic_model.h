@@ -114,6 +114,7 @@ class NicModel final : public TimingModel {
   };
   struct MemoryNic {
     Nic nic;
+    Calendar pm_media;  // persistent memory's media (memory.kind pm): reads and writes share it
     SlotTable slots;  // atomic lock table
     explicit MemoryNic(uint32_t lock_table_bits) : slots(lock_table_bits) {}
   };
@@ -151,6 +152,9 @@ class NicModel final : public TimingModel {
   static uint64_t response_payload(const WorkRequest& wr);
   Nanos cross(Nic& from, Nic& to, Nanos t, uint64_t bytes, Rng& rng);
   void assign_locks(ComputeNode& node);
+  // Persistent memory: books `bytes` (whole media lines) of reads and/or
+  // writes on the node's media from `t`; returns when the media starts them.
+  Nanos pm_media(MemoryNic& mn, Nanos t, uint64_t bytes, bool read, bool write);
 
   const ClusterConfig cfg_;
   const NicParams p_;

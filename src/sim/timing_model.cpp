@@ -23,6 +23,17 @@ Nanos SimpleTimingModel::response_path(const WrRoute& r, const WorkRequest& wr, 
   return done + c_.one_way_ns + wire(bytes) + rng.below(c_.jitter_ns + 1);
 }
 
+Nanos SimpleTimingModel::pm_ns(const WorkRequest& wr) const {
+  if (!m_.pm()) return 0;
+  const double media = static_cast<double>(m_.pm_media_bytes(is_atomic(wr.opcode) ? 8 : wr.length));
+  const double read = media / m_.pm_read_bytes_per_ns, write = media / m_.pm_write_bytes_per_ns;
+  // An atomic reads and writes back its line.
+  if (is_atomic(wr.opcode))
+    return m_.pm_read_extra_ns + m_.pm_write_extra_ns + static_cast<Nanos>(read + write + 0.5);
+  if (wr.opcode == Opcode::kRead) return m_.pm_read_extra_ns + static_cast<Nanos>(read + 0.5);
+  return m_.pm_write_extra_ns + static_cast<Nanos>(write + 0.5);
+}
+
 Nanos SimpleTimingModel::switch_request(const WrRoute&, const WorkRequest& wr, Nanos posted, Rng& rng) {
   uint64_t bytes = kHeaderBytes + (wr.opcode == Opcode::kWrite ? wr.length : 8);
   return posted + c_.one_way_ns / 2 + wire(bytes) + c_.switch_pipeline_ns + rng.below(c_.jitter_ns + 1);
@@ -72,7 +83,7 @@ Nanos SimpleTimingModel::rpc_response(const WrRoute&, uint32_t bytes, Nanos sent
 }
 
 std::unique_ptr<TimingModel> make_timing_model(const ClusterConfig& c) {
-  if (!c.nic.calibrated()) return std::make_unique<SimpleTimingModel>(c.timing, c.compute_nodes);
+  if (!c.nic.calibrated()) return std::make_unique<SimpleTimingModel>(c.timing, c.compute_nodes, c.memory);
   NicProfile profile;
   const std::string e = c.nic.resolve(&profile);
   LW_CHECK_MSG(e.empty(), e.c_str());

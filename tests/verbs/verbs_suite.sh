@@ -18,7 +18,10 @@
 #      same words, and the ALock lock table (alock, spin, mcs) with exact
 #      counters over both processes (tests/verbs/node_two_process.sh);
 #   8. Sherman's B+Tree (sherman, sherman+, smart-bt, fg+) across two compute
-#      processes, every operation, exact final state (tests/verbs/btree_two_process.sh).
+#      processes, every operation, exact final state (tests/verbs/btree_two_process.sh);
+#   9. distributed transactions: SmallBank with drtmh, fasst and farm on two
+#      `latchwork node` processes serving the engine's RPC handlers, final
+#      state checked over both (tests/verbs/txn_two_process.sh).
 #
 # Usage: tests/verbs/verbs_suite.sh [BUILD_DIR]   (exit 0 only if every check passed)
 set -uo pipefail
@@ -201,6 +204,13 @@ if bash "$(dirname "$0")/btree_two_process.sh" "$BUILD"; then
   pass "B+Tree: sherman, sherman+, smart-bt, fg+ across 2 processes, exact final state"
 else
   fail "B+Tree across 2 processes (tests/verbs/btree_two_process.sh)"
+fi
+
+note "9. distributed transactions on 2 node processes (SmallBank: drtmh, fasst, farm; final state checked)"
+if bash "$(dirname "$0")/txn_two_process.sh" "$BUILD"; then
+  pass "transactions: SmallBank with drtmh, fasst and farm across 2 node processes, balances, replicas and locks checked"
+else
+  fail "transactions across 2 node processes (tests/verbs/txn_two_process.sh)"
 fi
 echo "verbs suite: $((checks - failures)) of $checks checks passed"
 [ $failures -eq 0 ]

@@ -22,7 +22,7 @@ class ClusterFlags {
   // Registers --config, --backend, --profile/--semantics/--nic, --qp-policy,
   // --seed, the cluster's shape, --adversarial, the SMART runtime's switches
   // (--throttling, --backoff, --dynamic-limit, --coroutine-throttling) and
-  // --rpc-cores. `c` supplies the defaults
+  // --rpc-cores, --memory-kind. `c` supplies the defaults
   // shown in --help.
   ClusterFlags(cli::FlagSet& flags, const ClusterConfig& defaults, ClusterFlagOptions o = {});
   // After parsing: the config file (if any) with explicit flags applied on
@@ -45,6 +45,7 @@ class ClusterFlags {
   int64_t max_events_ = 0, max_virtual_ms_ = 0;  // the run budget (sim)
   bool throttling_ = false, backoff_ = false, dynamic_limit_ = false, coroutine_throttling_ = false;
   int64_t rpc_cores_ = 0;
+  std::string memory_kind_;
 };
 
 // Prints an error for `command` and returns kExitUsage.

@@ -8,10 +8,13 @@
 
 #include "check_exhaustive.h"
 #include "check_output.h"
+#include "check_txn.h"
 #include "cluster_flags.h"
 #include "commands.h"
 #include "latchwork/base/assert.h"
 #include "latchwork/check/builtin.h"
+#include "latchwork/txn/design.h"
+#include "latchwork/workloads/oltp.h"
 
 namespace lw::tool {
 namespace {
@@ -67,10 +70,16 @@ int cmd_check(int argc, const char* const* argv) {
                  "--exhaustive (locks only) explores instead every interleaving of the lock's steps and every "
                  "choice the semantics profile allows, for --local-workers threads on the lock's node and "
                  "--remote-workers on another, each acquiring --acquisitions times: it proves mutual exclusion "
-                 "and that every worker can always still finish, within that scope, and prints the state count.");
+                 "and that every worker can always still finish, within that scope, and prints the state count. "
+                 "--structure txn runs OCC transactions of a --design on a small --workload (3 memory nodes: a "
+                 "primary and two backups) and checks serializability (the direct serialization graph of the "
+                 "committed transactions' read and written versions has no cycle; no version is lost, skipped or "
+                 "read uncommitted; final records are the last committed writes), the workload's invariant, "
+                 "backups equal to primaries and free locks; --scheme none (default) or a seeded bug: "
+                 "no-read-validation, no-write-recheck, mixed-atomics, or all.");
   ClusterConfig defaults;
   ClusterFlags cluster(f, defaults);
-  std::string structure = "tuples", scheme = "all";
+  std::string structure = "tuples", scheme = "all", design = "drtmh", workload = "smallbank";
   int64_t seeds = 100, tuple_bytes = 256, keys = 4, ops = 30, read_percent = 50, attempts = 400, show = 3;
   int64_t explain = 3, trace_key = -1, watchdog_ms = 50, memory_node_threads = 0, local_percent = 50;
   bool json = false, list = false, no_swarm = false, stop_at_first = false, minimise = false, trace = false;
@@ -82,12 +91,16 @@ int cmd_check(int argc, const char* const* argv) {
   int64_t ex_max_states = static_cast<int64_t>(ex.max_states);
   std::vector<std::string> names;
   for (const check::BuiltinInfo& b : check::builtins()) names.push_back(b.scheme);
+  for (const std::string& s : txn_check_schemes()) names.push_back(s);
   names.push_back("all");
-  f.add_enum("structure", &structure, {"tuples", "btree", "hash", "locks", "sherman"},
+  f.add_enum("structure", &structure, {"tuples", "btree", "hash", "locks", "sherman", "txn"},
              "tuples: the NAM-DB-like tuple store; btree: the B+-tree with 256 B nodes (splits race lookups); "
              "hash: the RACE hash table (lookups, inserts, updates, removes of few keys); "
              "locks: the lock table (ALock, spinlock, MCS) on memory-node threads; "
-             "sherman: Sherman's B+Tree with 256 B nodes (two-level, per-line, smart-bt, fg+; map model)");
+             "sherman: Sherman's B+Tree with 256 B nodes (two-level, per-line, smart-bt, fg+; map model); "
+             "txn: OCC transactions (--design, --workload; serializability model)");
+  f.add_enum("design", &design, txn::design_names(), "txn: the transaction design");
+  f.add_enum("workload", &workload, workloads::oltp_workload_names(), "txn: the OLTP workload (small scale)");
   f.add_enum("scheme", &scheme, names, "synchronization scheme (--list), or all");
   f.add_int("seeds", &seeds, "seeds to run, from --seed on", 1, 10'000'000);
   f.add_int("tuple-bytes", &tuple_bytes, "tuple size (multiple of 64)", 64, 16384);
@@ -151,6 +164,8 @@ int cmd_check(int argc, const char* const* argv) {
   }
   if (c.seed > UINT64_MAX - static_cast<uint64_t>(seeds - 1))
     return usage_error(f, "--seed + --seeds - 1 must be at most 2^64 - 1 (the last seed would wrap to 0)");
+  if ((f.was_set("design") || f.was_set("workload")) && structure != "txn")
+    return usage_error(f, "--design and --workload choose a transaction check: they need --structure txn");
   if (f.was_set("trace-key") && structure != "tuples")
     return usage_error(f, "--trace-key filters a tuple's bytes: it needs --structure tuples");
   if (structure == "btree" && !f.was_set("keys")) keys = 200;
@@ -171,8 +186,46 @@ int cmd_check(int argc, const char* const* argv) {
   shape.ops_per_worker = static_cast<uint32_t>(ops);
 
   std::vector<CheckRun> runs;
+  std::vector<check::WorkloadFactory> factories;
   std::vector<check::BuiltinOptions> opts;
+  // Sweep flags every structure takes.
+  auto apply_sweep = [&](check::Options& o) {
+    o.seeds = static_cast<uint64_t>(seeds);
+    o.swarm = !no_swarm;
+    o.stop_at_first = stop_at_first;
+    o.explain = explain > 0;
+    o.explain_limit = static_cast<uint32_t>(explain);
+    o.minimise = minimise;
+    o.isolate = isolate;
+    o.seed_wall_seconds = static_cast<uint32_t>(seed_wall_seconds);
+    o.watchdog_ns = static_cast<Nanos>(watchdog_ms) * 1'000'000;
+  };
+  if (structure == "txn") {
+    TxnCheckRequest req;
+    req.design = design;
+    req.workload = workload;
+    req.scheme = f.was_set("scheme") ? scheme : "none";
+    req.max_attempts = f.was_set("max-attempts") ? static_cast<uint32_t>(attempts) : 0;
+    req.apply = [&](check::Options* o) {
+      apply_sweep(*o);
+      check::Shape& s = o->shape;
+      if (f.was_set("compute-nodes")) s.compute_nodes = c.compute_nodes;
+      if (f.was_set("threads")) s.threads_per_node = c.threads_per_node;
+      if (f.was_set("coroutines")) s.coroutines_per_thread = c.coroutines_per_thread;
+      if (f.was_set("memory-node-threads")) s.memory_node_threads = static_cast<uint32_t>(memory_node_threads);
+      if (f.was_set("ops")) s.ops_per_worker = static_cast<uint32_t>(ops);
+    };
+    req.replay_flags = f.replay_args({"structure", "scheme", "design", "workload", "seed", "seeds", "show", "json",
+                                      "list", "stop-at-first", "explain", "minimise", "trace", "trace-key",
+                                      "compute-nodes", "threads", "coroutines", "memory-node-threads", "ops"});
+    if (std::string e = txn_check_runs(req, c, &runs, &factories); !e.empty()) return usage_error(f, e);
+  }
+  if (structure != "txn" && scheme != "all" && !check::find_builtin(structure, scheme)) {
+    for (const std::string& t : txn_check_schemes())
+      if (t == scheme) return usage_error(f, "scheme " + scheme + " is a txn scheme: use --structure txn");
+  }
   for (const check::BuiltinInfo& info : check::builtins()) {
+    if (structure == "txn") break;
     if (scheme != "all" && info.scheme != scheme) continue;
     if (scheme == "all" && info.structure != structure) continue;
     check::BuiltinOptions b;
@@ -188,15 +241,7 @@ int cmd_check(int argc, const char* const* argv) {
     run.options = check::builtin_check_options(b, c);
     check::Options& o = run.options;
     o.shape = shape;
-    o.seeds = static_cast<uint64_t>(seeds);
-    o.swarm = !no_swarm;
-    o.stop_at_first = stop_at_first;
-    o.explain = explain > 0;
-    o.explain_limit = static_cast<uint32_t>(explain);
-    o.minimise = minimise;
-    o.isolate = isolate;
-    o.seed_wall_seconds = static_cast<uint32_t>(seed_wall_seconds);
-    o.watchdog_ns = static_cast<Nanos>(watchdog_ms) * 1'000'000;
+    apply_sweep(o);
     // A replay repeats every flag given, in the order registered (--config
     // first, so that a --profile after it refines it as in the original
     // run), then the seed and the (possibly shrunk) shape.
@@ -229,6 +274,7 @@ int cmd_check(int argc, const char* const* argv) {
     }
     if (std::string e = b.validate(o); !e.empty()) return usage_error(f, e);
     runs.push_back(std::move(run));
+    factories.push_back(check::builtin_workload(b));
     opts.push_back(b);
   }
 
@@ -237,7 +283,7 @@ int cmd_check(int argc, const char* const* argv) {
   for (size_t i = 0; i < runs.size(); ++i) {
     CheckRun& run = runs[i];
     check::Options& o = run.options;
-    const check::WorkloadFactory factory = check::builtin_workload(opts[i]);
+    const check::WorkloadFactory& factory = factories[i];
     auto report_progress = progress(run.info->scheme, o.seeds);
     // A crash the driver cannot catch (an invariant in noexcept code) still names its seed.
     set_replay_hint("replay: " + o.replay_line(o.first_seed, o.shape));

@@ -15,9 +15,12 @@
 #include "cluster_flags.h"
 #include "commands.h"
 #include "latchwork/backends.h"
+#include "latchwork/txn/design.h"
+#include "latchwork/verbs/worker.h"
 #include "latchwork/workloads/lock_table.h"
 #include "lock_report.h"
 #include "node_cpu_nic.h"
+#include "node_txn.h"
 #include "parse_bytes.h"
 #ifdef LW_HAVE_VERBS
 #include "latchwork/rdma/memnode.h"
@@ -51,7 +54,11 @@ int cmd_node(int argc, const char* const* argv) {
       "symmetric: every process allocates the same sequence and gets the same addresses. "
       "--workload lock-table runs the distributed lock table of ALock §6 (as `latchwork lock`); "
       "--workload cpu-nic checks that CPU accesses and NIC verbs reach the same memory and counts "
-      "updates lost between CPU and NIC atomics. Exits 0 on success, 1 when a check failed or a "
+      "updates lost between CPU and NIC atomics; --workload smallbank|tpcc|tatp|tpce runs the transaction "
+      "engine (DrTM+H) with a symmetric --design (drtmh, farm, drtmr, fasst): every process builds the "
+      "same store, serves the engine's RPC handlers from its memory node, runs --txns transactions per "
+      "coordinator and checks the final state over all processes (SmallBank: total balance == initial + "
+      "every process's committed deltas). Exits 0 on success, 1 when a check failed or a "
       "peer did not come, 2 on bad input.");
   std::string cluster, device, size = "64M", huge = "auto", workload = "lock-table";
   int64_t index = 0, port = 1, gid_index = -1;
@@ -67,7 +74,8 @@ int cmd_node(int argc, const char* const* argv) {
             -1, 1023);
   f.add_string("size", &size, "registered memory this node serves, e.g. 64M or 1G, in [1M, 1T]");
   f.add_enum("huge-pages", &huge, {"auto", "on", "off"}, "back the memory with 2 MiB pages");
-  f.add_enum("workload", &workload, {"lock-table", "cpu-nic"}, "what the node's workers run");
+  f.add_enum("workload", &workload, {"lock-table", "cpu-nic", "smallbank", "tpcc", "tatp", "tpce"},
+             "what the node's workers run");
   f.add_int("threads", &threads, "worker threads on this node (memory-node threads)", 1, 1024);
   f.add_int("coroutines", &coroutines, "coroutines per worker thread", 1, 1024);
   f.add_uint("seed", &seed, "seed of the workers' random streams");
@@ -84,6 +92,16 @@ int cmd_node(int argc, const char* const* argv) {
   int64_t local_budget = lt.table.local_budget, remote_budget = lt.table.remote_budget,
           locality = lt.locality_percent;
   bool verify = lt.verify, json = false;
+  // The transaction workloads (node_txn.h).
+  NodeTxnOptions tx;
+  f.add_enum("design", &tx.design, txn::design_names(),
+             "txn workloads: the design; symmetric ones only (drtmh, farm, drtmr, fasst)");
+  f.add_uint("txns", &tx.txns, "txn workloads: transactions per coordinator (thread x coroutine)", 1, 1'000'000);
+  f.add_uint("records", &tx.records,
+             "txn workloads: records per node (smallbank accounts, tatp subscribers, tpce customers)", 16,
+             10'000'000);
+  uint64_t warehouses = tx.warehouses;
+  f.add_uint("warehouses", &warehouses, "tpcc: warehouses per node", 1, 64);
   f.add_enum("lock", &lock, {"alock", "spin", "spin-local-cpu", "mcs"}, "lock-table: the lock");
   f.add_enum("variant", &variant, {"correct", "victim-after-check", "no-victim"},
              "lock-table: ALock variant (the broken ones are for the checkers)");
@@ -100,8 +118,9 @@ int cmd_node(int argc, const char* const* argv) {
              uint64_t{1} << 40);
   f.add_bool("verify", &verify,
              "lock-table: count in a counter next to each lock inside its critical sections and check "
-             "that every counter equals its acquisitions over all nodes");
-  f.add_bool("json", &json, "lock-table: print the result as one JSON object");
+             "that every counter equals its acquisitions over all nodes; txn workloads: check the final "
+             "state (on unless --verify=false)");
+  f.add_bool("json", &json, "lock-table and txn workloads: print the result as one JSON object");
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
 
   // Bad input is reported first (exit 2), with or without the verbs backend.
@@ -144,10 +163,20 @@ int cmd_node(int argc, const char* const* argv) {
   lt.cs_ns = cs_ns;
   lt.verify = verify;
   lt.process_index = static_cast<uint32_t>(index);
+  const bool txn_workload = is_node_txn_workload(workload);
   if (workload == "lock-table") {
     if (std::string e = lt.validate(); !e.empty()) return usage_error(f, e);
-  } else if (ops > CpuNicOptions::kMaxOps) {
-    return usage_error(f, "--ops: cpu-nic takes at most " + std::to_string(CpuNicOptions::kMaxOps));
+  } else if (workload == "cpu-nic") {
+    if (ops > CpuNicOptions::kMaxOps)
+      return usage_error(f, "--ops: cpu-nic takes at most " + std::to_string(CpuNicOptions::kMaxOps));
+  } else if (txn_workload) {
+    tx.workload = workload;
+    tx.warehouses = static_cast<uint32_t>(warehouses);
+    tx.verify = f.was_set("verify") ? verify : true;
+    tx.json = json;
+    // Each coordinator keeps up to two batches in flight per queue pair.
+    c.queue_depth = std::max<uint32_t>(c.queue_depth, c.coroutines_per_thread * 2 * Batch::kMax);
+    if (std::string e = validate_node_txn(c, static_cast<uint32_t>(index), tx); !e.empty()) return usage_error(f, e);
   }
 #ifndef LW_HAVE_VERBS
   (void)huge;
@@ -161,6 +190,15 @@ int cmd_node(int argc, const char* const* argv) {
   mo.ib_port = cf.ib_port;
   mo.gid_index = cf.gid_index;
   mo.huge_pages = huge;
+  if (txn_workload) {
+    // Served from the start, bound to the engine once the run built its store.
+    std::string err;
+    mo.extra_handlers = node_txn_handlers(&err);
+    if (mo.extra_handlers.empty()) {
+      std::fprintf(stderr, "latchwork node %lld: %s\n", static_cast<long long>(index), err.c_str());
+      return kExitCheckFailed;
+    }
+  }
   if (std::string e = mo.validate(); !e.empty()) return usage_error(f, e);
 
   // The memory node, on a thread of this process: serving before anything
@@ -206,6 +244,8 @@ int cmd_node(int argc, const char* const* argv) {
     CpuNicOptions o;
     o.ops_per_worker = ops;
     code = run_cpu_nic(c, o);
+  } else if (txn_workload) {
+    code = run_node_txn(c, static_cast<uint32_t>(index), tx);
   } else {
     workloads::LockTableResult r;
     if (std::string e = workloads::run_lock_table(lt, &r); !e.empty()) {

@@ -23,5 +23,6 @@ int cmd_flips(int argc, const char* const* argv);
 int cmd_hash(int argc, const char* const* argv);
 int cmd_btree(int argc, const char* const* argv);
 int cmd_lock(int argc, const char* const* argv);
+int cmd_txn(int argc, const char* const* argv);
 
 }  // namespace lw::tool

@@ -25,6 +25,7 @@ constexpr Command kCommands[] = {
     {"check", lw::tool::cmd_check, "check a structure's synchronization over many seeds; explain each violation"},
     {"hash", lw::tool::cmd_hash, "RACE vs SMART-HT hash table under YCSB: throughput, latency, retries (SMART §6)"},
     {"btree", lw::tool::cmd_btree, "Sherman / Sherman+ / SMART-BT / FG+ B+Trees under Sherman Table 3 and SMART mixes (Sherman §5)"},
+    {"txn", lw::tool::cmd_txn, "OCC transactions, a primitive per phase: DrTM+H, FaRM, DrTM+R, FaSST, FORD, SMART-DTX (DrTM+H §5-6)"},
     {"lock", lw::tool::cmd_lock, "ALock vs spinlock vs MCS lock table on symmetric nodes (ALock §6)"},
     {"flips", lw::tool::cmd_flips, "where pessimistic and optimistic schemes swap places (Jasny §4.4-4.5)"},
     {"memnode", lw::tool::cmd_memnode, "serve registered memory to verbs-backend compute processes"},

@@ -32,6 +32,9 @@ class SerializabilityModel final : public HistoryModel {
   // A record's state after the run (host-side read of the primary).
   void final_state(uint16_t table, uint64_t key, uint64_t version, uint64_t payload_hash);
   // Versions the store was loaded with are 0; reads of version 0 need no writer.
+  // Names of the tables, index = table id ("smallbank.savings"), for the
+  // printed cycles; unnamed tables print as "table 3".
+  void set_table_names(std::vector<std::string> names);
 
   const char* name() const override { return "serializability"; }
   size_t size() const override;
@@ -43,6 +46,11 @@ class SerializabilityModel final : public HistoryModel {
   // Limits: cycles reported per check (the shortest per strongly connected
   // component, up to this many).
   static constexpr size_t kMaxCyclesReported = 4;
+  // Violations of each other kind reported per check (then one summary).
+  static constexpr size_t kMaxPerKind = 8;
+  // Start transactions per strongly connected component from which the
+  // shortest cycle is searched (BFS each): bounds the time on huge SCCs.
+  static constexpr size_t kMaxCycleSearches = 64;
 
  private:
   struct Final {
@@ -52,6 +60,7 @@ class SerializabilityModel final : public HistoryModel {
   mutable std::mutex mu_;
   std::vector<txn::CommitRecord> txns_;
   std::vector<Final> finals_;
+  std::vector<std::string> table_names_;
 };
 
 }  // namespace lw::check

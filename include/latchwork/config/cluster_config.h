@@ -12,6 +12,7 @@
 #include "latchwork/base/layout.h"
 #include "latchwork/base/remote_ptr.h"
 #include "latchwork/config/cluster_file.h"
+#include "latchwork/config/memory_config.h"
 #include "latchwork/config/network_devices.h"
 #include "latchwork/config/nic_profile.h"
 #include "latchwork/config/semantics.h"
@@ -133,6 +134,7 @@ struct ClusterConfig {
   uint32_t memory_node_threads = 0;  // CPU threads on each memory node (local access)
   uint64_t memory_node_bytes = 64ull << 20;
   uint64_t device_memory_bytes = 256ull << 10;  // on-chip memory per memory node
+  MemoryConfig memory;  // DRAM or persistent memory (sim timing only); JSON "memory"
   uint32_t queue_depth = 256;  // outstanding work requests per queue pair
   uint64_t seed = 1;
   std::string semantics_profile = "spec";

@@ -15,9 +15,35 @@
 #include "latchwork/experiments/perf.h"
 #include "latchwork/experiments/sherman_run.h"
 #include "latchwork/experiments/tuple_workload.h"
+#include "latchwork/txn/run.h"
 #include "latchwork/workloads/lock_table.h"
+#include "latchwork/workloads/oltp.h"
 
 namespace lw {
+
+// A transaction run (DrTM+H §5-§6, SMART §6.2.2), run by run_txn_point()
+// (repro_txn.h). The design is resolved and the cluster built by
+// txn::txn_cluster() when the point runs (ReproPoint::cluster gives only the
+// seed), so that listing the figures runs no transaction code.
+struct ReproTxn {
+  std::string workload;                 // tpcc | smallbank | tatp | tpce
+  workloads::OltpOptions oltp;
+  std::string design = "drtmh";         // a txn::design_preset name
+  std::string phases;                   // "E=one,V=two": txn::apply_phase_flag each
+  std::optional<bool> passive_ack = std::nullopt;     // unset: the preset's
+  std::optional<bool> location_cache = std::nullopt;
+  std::optional<bool> speculative_reads = std::nullopt;
+  txn::TxnRunOptions run;               // the window (run.design is replaced)
+  uint32_t nodes = 16;                  // store nodes (symmetric) or compute nodes
+  uint32_t threads = 1;
+  uint32_t coroutines = 1;
+  uint32_t memory_nodes = 2;            // disaggregated designs only
+  uint64_t memory_node_bytes = 256ull << 20;
+  std::string nic_profile;              // "": cx5-100g, cx6-200g for disaggregated designs
+  std::map<std::string, double> nic_overrides = {};  // on top of the profile
+  uint32_t rpc_cores = 0;               // > 0: RPC polling cores per node
+  std::optional<QpPolicy> qp_policy = std::nullopt;  // unset: txn_cluster's
+};
 
 struct ReproPoint {
   std::string series;
@@ -56,6 +82,8 @@ struct ReproPoint {
   std::optional<ShermanRunOptions> sherman = std::nullopt;
   // Set: the point is a run of HOCL alone (Sherman Figs. 2 and 16).
   std::optional<HoclRunOptions> hocl = std::nullopt;
+  // Set: the point is a transaction run (ReproTxn above).
+  std::optional<ReproTxn> txn = std::nullopt;
 
   static ReproPoint of_perf(std::string series, double x, ClusterConfig c, PerfOptions o) {
     ReproPoint p;

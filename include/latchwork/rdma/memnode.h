@@ -10,8 +10,10 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "latchwork/config/cluster_file.h"
+#include "latchwork/verbs/rpc.h"
 
 namespace lw {
 
@@ -23,6 +25,10 @@ struct MemnodeOptions {
   uint32_t ib_port = 1;
   int32_t gid_index = -1;          // -1 = choose (see ClusterFile)
   std::string huge_pages = "auto"; // auto | on | off
+  // Served after builtin_rpc_handlers(), their ids continuing in this order
+  // (every node of a cluster must serve the same list, so that an id names
+  // the same handler everywhere). `latchwork memnode` serves none.
+  std::vector<RpcHandler> extra_handlers;
 
   std::string validate() const;
 };
@@ -42,6 +48,17 @@ std::string run_memnode(const MemnodeOptions& options, const std::atomic<bool>& 
 // within `connect_timeout_ms`). "" or an error message. Used where no backend
 // is connected: a `latchwork node` process keeps serving until its peers are
 // done with its memory.
+// Handlers whose code arrives later, in this process: each answers
+// kUnsupported until a VerbsBackend of this process that serves the node
+// itself (verbs.local_node) registers a handler of the same name
+// (Backend::register_handler, host-side, before run()); from then on it runs
+// that handler's code. `latchwork node` serves the transaction engine's
+// handlers so: their code needs the store's layout, known only once the
+// backend is connected to every node, which needs the nodes to serve first.
+// Peers call them only after run()'s start barrier, by which time every
+// process has registered. Names must be unique and not builtin names.
+std::vector<RpcHandler> late_bound_handlers(const std::vector<std::string>& names);
+
 std::string memnode_barrier(const MemoryNodeAddress& node, const std::string& name, uint32_t parties,
                             uint64_t timeout_ms, uint32_t connect_timeout_ms);
 

@@ -46,6 +46,9 @@ class VerbsBackend final : public Backend {
   std::string barrier(const std::string& name, uint32_t parties, uint64_t timeout_ms) override;
   // Resolves the handler by name against the table the memory nodes serve
   // (they announce it at connect); kUnsupported for a name they do not serve.
+  // In a process serving its own node (verbs.local_node), the code of a
+  // non-builtin handler is also bound to that node's late-bound handler of
+  // the same name (late_bound_handlers(), memnode.h).
   Result<HandlerId> register_handler(const RpcHandler& h) override;
   void host_write(RemoteAddr dst, const void* src, uint64_t bytes) override;
   void host_read(RemoteAddr src, void* dst, uint64_t bytes) override;

@@ -105,8 +105,8 @@ class TimingModel {
 // memory over PCIe), plus the responder's pcie_ns access as for any verb.
 class SimpleTimingModel final : public TimingModel {
  public:
-  explicit SimpleTimingModel(const TimingConfig& c, uint32_t compute_nodes = ~0u)
-      : c_(c), compute_nodes_(compute_nodes) {}
+  explicit SimpleTimingModel(const TimingConfig& c, uint32_t compute_nodes = ~0u, const MemoryConfig& m = {})
+      : c_(c), compute_nodes_(compute_nodes), m_(m) {}
   // The route is a memory-node thread's verb to its own node.
   bool loopback(const WrRoute& r) const {
     return r.compute_node >= compute_nodes_ && r.compute_node - compute_nodes_ == r.memory_node;
@@ -121,8 +121,8 @@ class SimpleTimingModel final : public TimingModel {
     return static_cast<Nanos>(per * static_cast<double>(units) + 0.5);
   }
   Nanos request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) override;
-  AccessTimes access(const WrRoute&, const WorkRequest&, bool device, Nanos start) override {
-    const Nanos t = start + (device ? c_.device_memory_ns : c_.pcie_ns);
+  AccessTimes access(const WrRoute&, const WorkRequest& wr, bool device, Nanos start) override {
+    const Nanos t = start + (device ? c_.device_memory_ns : c_.pcie_ns) + (device ? 0 : pm_ns(wr));
     return {t, t};
   }
   AccessTimes atomic(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) override {
@@ -139,8 +139,12 @@ class SimpleTimingModel final : public TimingModel {
 
  private:
   Nanos wire(uint64_t bytes) const { return static_cast<Nanos>(bytes / c_.bytes_per_ns); }
+  // Persistent memory (memory_config.h): its extra latency and its media
+  // time, without queueing (this model has none); 0 on DRAM.
+  Nanos pm_ns(const WorkRequest& wr) const;
   TimingConfig c_;
   uint32_t compute_nodes_;
+  MemoryConfig m_;
 };
 
 // The model a config asks for: SimpleTimingModel for nic.profile "simple",

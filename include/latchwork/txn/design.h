@@ -50,6 +50,8 @@ enum class Broken : uint8_t {
   kNone,
   kNoReadValidation,  // the read set is not validated: write skew
   kNoWriteRecheck,    // write-set versions are not re-checked after locking: lost updates
+                      // (the committer installs the version it read + 1, so a history
+                      // shows two commits of one (table, key, version))
   kMixedAtomics,      // coordinators lock records of their own node with CPU CAS (RPC) and
                       // others with NIC CAS: §5.2's atomicity rule broken
 };
@@ -64,6 +66,8 @@ struct DesignConfig {
   bool passive_ack = true;           // commit completes off the critical path (§3.2)
   bool lock_at_execution = false;    // FaSST-OCC and FORD: write-set records locked when read
   bool speculative_reads = true;     // a transaction's independent reads in parallel (§6.1)
+                                     // (one doorbell batch / one RPC per node; a Worker awaits
+                                     // one submission at a time, so nodes go one after another)
   bool disaggregated = false;        // coordinators on compute nodes, records on memory nodes
   bool undo_log = false;             // FORD: undo log before write-back, no redo log
   bool smart_runtime = false;        // SMART-DTX: the SMART runtime's policies

@@ -25,6 +25,8 @@ namespace lw::txn {
 
 struct TxnRunOptions {
   DesignConfig design;
+  // SMART-DTX's throttle (Alg. 1) runs its update phase within the warm-up:
+  // delta_ns is cut to warmup_ns / candidates when longer.
   Nanos warmup_ns = 100'000;
   Nanos measure_ns = 300'000;
   // > 0: every coordinator runs exactly this many transactions (committed
@@ -38,6 +40,8 @@ struct TxnRunOptions {
   bool verify = false;
   CommitSink on_commit;             // every committed transaction (checks)
   uint64_t log_ring_bytes = 16 << 10;
+  // Location caches start full (Engine::Options::warm_cache).
+  bool warm_cache = false;
 
   // Several node processes (verbs `latchwork node`): process I runs the
   // coordinators of node I; store built by all alike under shared_name.
@@ -78,7 +82,11 @@ TxnRunResult run_txn(const ClusterConfig& cluster, const TxnWorkload& workload, 
 
 // A cluster for a design: symmetric designs get `nodes` memory nodes with
 // `threads` threads each (and one idle compute node); disaggregated ones
-// `nodes` compute nodes x `threads` and `memory_nodes` memory nodes.
+// `nodes` compute nodes x `threads` and `memory_nodes` memory nodes. QP
+// policy: FORD+ per-thread-qp (threads' QPs on the driver's shared
+// doorbells, SMART §2.2), SMART-DTX per-thread-doorbell with SMART's
+// policies (their clocks divided as hash runs'; run_txn further fits the
+// throttle's update phase into the warm-up), symmetric designs the default.
 ClusterConfig txn_cluster(const DesignConfig& d, const std::string& nic_profile, uint32_t nodes, uint32_t threads,
                           uint32_t coroutines, uint32_t memory_nodes, uint64_t memory_node_bytes);
 

@@ -64,6 +64,9 @@ struct StoreOptions {
   double index_load = 0.5;            // records per slot at most (sizes `buckets`)
   uint32_t max_probe = 8;             // buckets a lookup may read; build() fails beyond
   std::string shared_name;            // "": private; else allocate_shared names (multi-process)
+  // Write the initial images (false: only lay out and allocate; another
+  // process of a multi-process run writes them, then a barrier).
+  bool write_images = true;
   std::string validate() const;
 };
 

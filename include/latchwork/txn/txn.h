@@ -76,6 +76,11 @@ class Engine {
     // Global index of this process's first coordinator (multi-process runs:
     // lock words and log rings are per global coordinator).
     uint32_t coordinator_base = 0;
+    // With design.location_cache: every lookup hits, answered from the
+    // store's layout - the steady state of a long run whose cache holds the
+    // whole store (DrTM+H §5.1's 300 MB cache), which a simulated window of
+    // a millisecond never reaches. Off: caches start empty and fill.
+    bool warm_cache = false;
   };
   // Registers the engine's RPC handlers on `b` (host-side, before run()).
   // nullptr and *error when a handler cannot be registered.
@@ -134,6 +139,11 @@ class Txn {
   // Ends the attempt without committing (user abort; releases nothing: locks
   // are only taken inside commit() or by lock_at_execution designs' fetch(),
   // which release them on their own abort paths).
+  // (Implementation: it does release the locks a lock_at_execution fetch()
+  // took. status() is left as it was - kOk after a successful fetch - so a
+  // workload's execute() returns kOk with no effect for a finished
+  // transaction that rolled back, as TPC-C counts rolled-back NewOrders;
+  // returning kAborted would make TxnRunner retry it.)
   Task<void> abort();
 
   TxnStatus status() const { return status_; }

@@ -53,6 +53,16 @@ class TxnWorkload {
   // store (SmallBank: total balance == initial + sum of committed deltas;
   // TPC-C: dense order ids per district). "" or what is violated.
   virtual std::string check(const Store& store, const TxnEffect& committed_total) const = 0;
+
+  // The store nodes the data was scaled and partitioned for (0: any count).
+  // run_txn refuses a run whose store has another count: a workload built
+  // for one node but run on four holds a quarter of the data, and every
+  // coordinator's "local" warehouse or account is then shared by all.
+  uint32_t store_nodes() const { return store_nodes_; }
+  void set_store_nodes(uint32_t n) { store_nodes_ = n; }
+
+ private:
+  uint32_t store_nodes_ = 0;
 };
 
 }  // namespace lw::txn

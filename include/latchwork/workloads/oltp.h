@@ -5,7 +5,8 @@
 //   smallbank  SmallBank's six transactions; 90% of transactions on 4% of the
 //              accounts (DrTM+H §5).
 //   tatp       TATP's seven transactions, 80% read-only (SMART §6.2.2).
-//   tpce       TPC-E customer-position, read-only and distributed (DrTM+H §5.5).
+//   tpce       TPC-E customer-position, read-only and distributed (DrTM+H §5.5);
+//              market_feed_percent mixes in a price-updating writer (checks).
 //
 // Each file under src/workloads/ says how it simplifies its benchmark.
 #pragma once
@@ -20,6 +21,10 @@
 namespace lw::workloads {
 
 struct OltpOptions {
+  // The store's nodes: the data is scale x nodes, partitioned by key (record
+  // k of a table lives on node k % nodes, TPC-C by warehouse). Must equal
+  // StoreOptions::nodes of the run (run_txn: the memory nodes).
+  uint32_t nodes = 1;
   // Scale, per store node (so the data grows with the cluster, as DrTM+H's).
   uint32_t warehouses_per_node = 4;      // tpcc
   uint64_t accounts_per_node = 10'000;   // smallbank (DrTM+H: 100,000 per thread)
@@ -34,6 +39,16 @@ struct OltpOptions {
   // tpcc: remote items (DrTM+H's always-distributed NewOrder: at least one
   // item supplied by another node's warehouse).
   uint32_t remote_item_percent = 10;
+  // tpcc: items (TPC-C: 100,000, one stock row per item and warehouse) and
+  // customers per district (TPC-C: 3,000), scaled down to fit small memory.
+  uint32_t items = 1'000;
+  uint32_t customers_per_district = 30;
+  // tpce: securities per node (their last_trade rows are what customer-
+  // position fetches from other nodes) and the share of market-feed
+  // transactions that update prices (0: customer-position only, DrTM+H
+  // §5.5; the check uses some so that read-only validation has work).
+  uint64_t securities_per_node = 500;
+  uint32_t market_feed_percent = 0;
   std::string validate() const;
 };
 

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# `latchwork txn` end to end: help, usage errors (exit 2), a small run, --json.
+# usage: txn.sh <path to latchwork>
+set -uo pipefail
+lw=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+. "$(dirname "$0")/expect.sh"
+
+expect_exit 0 "txn --help" -- "$lw" txn --help
+grep -q "usage: latchwork txn" "$tmp/out" || { echo "FAIL: txn --help has no usage line"; fail=1; }
+expect_exit 2 "bad design" -- "$lw" txn --design spanner
+expect_err "not one of"
+expect_exit 2 "bad workload" -- "$lw" txn --workload ycsb
+expect_err "not one of"
+expect_exit 2 "bad phase" -- "$lw" txn --phase E=three
+expect_exit 2 "bad phase name" -- "$lw" txn --phase X=one
+expect_exit 2 "bad broken" -- "$lw" txn --broken everything
+expect_exit 2 "zero nodes" -- "$lw" txn --nodes 0
+expect_exit 2 "zero window" -- "$lw" txn --measure-us 0
+expect_exit 2 "unknown flag" -- "$lw" txn --desgin drtmh
+expect_err "unknown flag --desgin"
+expect_exit 2 "stray argument" -- "$lw" txn drtmh
+expect_exit 2 "compute nodes" -- "$lw" txn --compute-nodes 2
+expect_exit 0 "small run" -- "$lw" txn --design drtmh --workload smallbank --nodes 3 --threads 2 --coroutines 2 \
+  --accounts-per-node 2000 --warmup-us 20 --measure-us 100
+grep -q "M txns/s" "$tmp/out" || { echo "FAIL: report lacks throughput"; fail=1; }
+grep -q "commits by type" "$tmp/out" || { echo "FAIL: report lacks commits by type"; fail=1; }
+expect_exit 0 "json run" -- "$lw" txn --design fasst --workload smallbank --nodes 3 --threads 1 --coroutines 2 \
+  --phase VV=one --phase L=one --accounts-per-node 2000 --warmup-us 20 --measure-us 100 --json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["committed"] > 0, r' "$tmp/out" || {
+  echo "FAIL: --json output"; cat "$tmp/out"; fail=1; }
+[ $fail -eq 0 ] && echo "txn CLI: all passed"
+exit $fail

@@ -1,0 +1,382 @@
+// Every design commits a bank workload on the simulator and leaves it
+// consistent: balance conserved, backups equal to primaries, locks free.
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <set>
+
+#include "latchwork/txn/run.h"
+#include "txn/bank.h"
+
+namespace lw::txn {
+namespace {
+
+struct Bench {
+  std::string design = "drtmh";
+  uint64_t seed = 1;
+  uint64_t accounts = 200;
+  uint32_t payload = 8;
+  uint32_t nodes = 3, threads = 2, coroutines = 2;
+  uint64_t txns = 0;  // 0: the window
+  std::string profile = "spec";
+  std::string backend = "sim";
+  Broken broken = Broken::kNone;
+  uint32_t deposit = 10, read_only = 20;
+  Nanos think_ns = 0;
+  Nanos warmup_ns = 20'000, measure_ns = 150'000;
+  bool warm_cache = false;
+  bool adversarial = false;  // threads: torn READs, split NIC atomics
+  Nanos ro_think_ns = 0;
+};
+
+TxnRunResult run(const Bench& s, TxnRunOptions* opts = nullptr, uint64_t* skewed = nullptr) {
+  DesignConfig d;
+  EXPECT_TRUE(design_preset(s.design, &d)) << s.design;
+  d.broken = s.broken;
+  ClusterConfig c = txn_cluster(d, "simple", s.nodes, s.threads, s.coroutines, 3, 64ull << 20);
+  c.backend = s.backend;
+  c.threads.adversarial = s.adversarial;
+  EXPECT_EQ(c.set_profile(s.profile), "");
+  c.seed = s.seed;
+  testing::Bank bank(s.accounts, s.payload, 1000, s.deposit, s.read_only);
+  bank.think_ns = s.think_ns;
+  bank.ro_think_ns = s.ro_think_ns;
+  TxnRunOptions o = opts ? *opts : TxnRunOptions{};
+  o.design = d;
+  o.warmup_ns = s.warmup_ns;
+  o.measure_ns = s.measure_ns;
+  o.txns_per_worker = s.txns;
+  o.warm_cache = s.warm_cache;
+  o.verify = true;
+  TxnRunResult r = run_txn(c, bank, o);
+  if (skewed) *skewed = bank.skewed_reads.load();
+  return r;
+}
+
+class TxnPreset : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TxnPreset, BankConservedOnSeveralSeeds) {
+  for (uint64_t seed : {1, 2, 3}) {
+    Bench s;
+    s.design = GetParam();
+    s.seed = seed;
+    s.payload = seed == 2 ? 100 : 8;  // multi-line records on one seed
+    const TxnRunResult r = run(s);
+    EXPECT_TRUE(r.ok()) << GetParam() << " seed " << seed << ": " << r.error;
+    EXPECT_TRUE(r.verified) << r.error;
+    EXPECT_GT(r.committed, 20u) << GetParam();
+    EXPECT_EQ(r.failed, 0u);
+    EXPECT_GT(r.mtps, 0);
+    EXPECT_GT(r.latency_us_p50, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, TxnPreset, ::testing::Values("drtmh", "farm", "drtmr", "fasst", "ford", "smart-dtx"),
+                         [](const auto& i) {
+                           std::string n = i.param;
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
+
+// SMART-DTX is FORD through SMART's runtime: at 8 threads x 8 coroutines on
+// an uncontended bank its throttle must not hold it far below FORD. Alg. 1
+// measured each C_max candidate for delta_ns (500 us) - longer than the whole
+// window - so SMART-DTX ran at the first candidate, 4 work requests in flight
+// per thread, and committed about 3x less than FORD.
+TEST(TxnRun, SmartDtxKeepsUpWithFordWhenUncontended) {
+  uint64_t committed[2] = {};
+  int i = 0;
+  for (const char* design : {"ford", "smart-dtx"}) {
+    Bench s;
+    s.design = design;
+    s.nodes = 1;
+    s.threads = 8;
+    s.coroutines = 8;
+    s.accounts = 20'000;
+    s.read_only = 0;
+    const TxnRunResult r = run(s);
+    EXPECT_TRUE(r.ok()) << design << ": " << r.error;
+    committed[i++] = r.committed;
+  }
+  EXPECT_GT(committed[0], 100u);
+  EXPECT_GT(static_cast<double>(committed[1]), 0.7 * static_cast<double>(committed[0]))
+      << "ford " << committed[0] << ", smart-dtx " << committed[1];
+}
+
+// FORD+ shares doorbells between threads' QPs (the driver's default);
+// SMART-DTX gives each thread its own (SMART §4.1).
+TEST(TxnRun, DisaggregatedQpPolicies) {
+  DesignConfig ford, smart;
+  ASSERT_TRUE(design_preset("ford", &ford));
+  ASSERT_TRUE(design_preset("smart-dtx", &smart));
+  EXPECT_EQ(txn_cluster(ford, "simple", 1, 4, 2, 2, 16ull << 20).nic.qp_policy, QpPolicy::kPerThreadQp);
+  EXPECT_EQ(txn_cluster(smart, "simple", 1, 4, 2, 2, 16ull << 20).nic.qp_policy, QpPolicy::kPerThreadDoorbell);
+  // FORD's and SMART-DTX's records live in persistent memory (SMART §6.2.2);
+  // the symmetric designs' in DRAM.
+  DesignConfig drtmh;
+  ASSERT_TRUE(design_preset("drtmh", &drtmh));
+  EXPECT_TRUE(txn_cluster(ford, "simple", 1, 4, 2, 2, 16ull << 20).memory.pm());
+  EXPECT_TRUE(txn_cluster(smart, "simple", 1, 4, 2, 2, 16ull << 20).memory.pm());
+  EXPECT_FALSE(txn_cluster(drtmh, "simple", 4, 4, 2, 0, 16ull << 20).memory.pm());
+}
+
+// A workload scaled and partitioned for another number of store nodes is
+// refused: TPC-C built for one node but run on four held 4 warehouses instead
+// of 16, so the coordinators of every node shared their "local" districts
+// (abort rate 0.37 at 4 nodes x 2 threads, 0.57 at 16 nodes).
+TEST(TxnRun, RefusesAWorkloadScaledForOtherNodes) {
+  DesignConfig d;
+  ASSERT_TRUE(design_preset("drtmh", &d));
+  ClusterConfig c = txn_cluster(d, "simple", 4, 1, 1, 3, 16ull << 20);
+  testing::Bank bank(64);
+  bank.set_store_nodes(1);
+  TxnRunOptions o;
+  o.design = d;
+  o.txns_per_worker = 2;
+  TxnRunResult r = run_txn(c, bank, o);
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("store node"), std::string::npos) << r.error;
+  EXPECT_EQ(r.committed, 0u);
+  bank.set_store_nodes(4);  // the run's memory nodes: accepted
+  r = run_txn(c, bank, o);
+  EXPECT_TRUE(r.ok()) << r.error;
+  EXPECT_GT(r.committed, 0u);
+}
+
+TEST(TxnRun, DeterministicTrace) {
+  Bench s;
+  const TxnRunResult a = run(s), b = run(s);
+  ASSERT_TRUE(a.ok()) << a.error;
+  EXPECT_EQ(a.trace_hash, b.trace_hash);
+  EXPECT_EQ(a.committed, b.committed);
+  s.seed = 9;
+  const TxnRunResult c = run(s);
+  EXPECT_NE(a.trace_hash, c.trace_hash);
+}
+
+TEST(TxnRun, ContentionAbortsInsteadOfLosingUpdates) {
+  for (const char* design : {"drtmh", "fasst", "farm", "drtmr", "ford", "smart-dtx"}) {
+    Bench s;
+    s.design = design;
+    s.accounts = 3;  // every transfer conflicts
+    s.coroutines = 4;
+    s.think_ns = 10'000;
+    const TxnRunResult r = run(s);
+    EXPECT_TRUE(r.ok()) << design << ": " << r.error;
+    EXPECT_GT(r.aborted, 0u) << design;
+    EXPECT_GT(r.committed, 0u) << design;
+  }
+}
+
+TEST(TxnRun, CommitRecordsNameVersions) {
+  std::mutex mu;
+  std::vector<CommitRecord> commits;
+  TxnRunOptions o;
+  o.on_commit = [&](const CommitRecord& c) {
+    std::lock_guard<std::mutex> g(mu);
+    commits.push_back(c);
+  };
+  Bench s;
+  s.accounts = 10;
+  const TxnRunResult r = run(s, &o);
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_FALSE(commits.empty());
+  // Versions of one record are installed once each: no two commits write the
+  // same (key, version).
+  std::set<std::pair<uint64_t, uint64_t>> written;
+  for (const CommitRecord& c : commits) {
+    for (const WriteVersion& w : c.writes) EXPECT_TRUE(written.insert({w.key, w.version}).second);
+    EXPECT_LE(c.start, c.end);
+    EXPECT_EQ(c.read_only, c.writes.empty());
+  }
+}
+
+TEST(TxnRun, PhaseBreakdownAndCounters) {
+  Bench s;
+  s.accounts = 30;  // a warm location cache
+  const TxnRunResult r = run(s);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_GT(r.phase_us[static_cast<size_t>(Phase::kExecute)], 0);
+  EXPECT_GT(r.phase_us[static_cast<size_t>(Phase::kValidate)], 0);
+  EXPECT_GT(r.phase_us[static_cast<size_t>(Phase::kLog)], 0);
+  EXPECT_GT(r.round_trips_per_txn, 0);
+  EXPECT_GT(r.cache_hit_rate, 0.3);
+  EXPECT_GT(r.counters.at("txn.reclaims"), 0);
+  EXPECT_NE(r.to_json().find("\"mtps\""), std::string::npos);
+}
+
+TEST(TxnRun, FixedCountOnThreads) {
+  for (const char* design : {"drtmh", "fasst", "ford"}) {
+    Bench s;
+    s.design = design;
+    s.backend = "threads";
+    s.txns = 200;
+    s.threads = 2;
+    s.coroutines = 2;
+    s.accounts = 50;
+    s.payload = 100;
+    s.adversarial = std::string(design) != "fasst";  // fasst: no NIC atomics to split
+    const TxnRunResult r = run(s);
+    EXPECT_TRUE(r.ok()) << design << ": " << r.error;
+    EXPECT_EQ(r.committed + r.gave_up, 3u * 2 * 2 * 200) << design;
+  }
+}
+
+// Every combination of the phases' primitives (and passive ACK, speculative
+// reads) stays serializable under contention with the spec relaxations.
+TEST(TxnRun, PhaseCombinationsStayCorrect) {
+  uint64_t runs = 0;
+  for (const char* e : {"one", "two", "hybrid"})
+    for (const char* v : {"one", "two"})
+      for (const char* l : {"one", "two"})
+        for (const char* c : {"one", "two"})
+          for (int flags = 0; flags < 4; ++flags) {
+            DesignConfig d;
+            ASSERT_TRUE(design_preset("drtmh", &d));
+            for (std::string f : {std::string("E=") + e, std::string("R=") + e, std::string("V=") + v,
+                                  std::string("RV=") + v, std::string("L=") + l, std::string("C=") + c})
+              ASSERT_EQ(apply_phase_flag(f, &d), "");
+            d.passive_ack = flags & 1;
+            d.speculative_reads = flags & 2;
+            ClusterConfig cc = txn_cluster(d, "simple", 3, 2, 3, 3, 32ull << 20);
+            cc.seed = 11 + runs;
+            testing::Bank bank(4, runs % 2 ? 8 : 120);
+            bank.think_ns = runs % 3 == 0 ? 5'000 : 0;
+            TxnRunOptions o;
+            o.design = d;
+            o.warmup_ns = 0;
+            o.measure_ns = 80'000;
+            o.verify = true;
+            const TxnRunResult r = run_txn(cc, bank, o);
+            EXPECT_TRUE(r.ok()) << d.describe() << ": " << r.error;
+            EXPECT_GT(r.committed, 0u) << d.describe();
+            ++runs;
+          }
+}
+
+// Multi-line records under ConnectX's torn READs: retried, never accepted.
+TEST(TxnRun, TornReadsAreRetried) {
+  uint64_t torn = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    Bench s;
+    s.design = "drtmr";
+    s.profile = "connectx";
+    s.payload = 400;
+    s.accounts = 6;
+    s.seed = seed;
+    const TxnRunResult r = run(s);
+    EXPECT_TRUE(r.ok()) << r.error;
+    torn += static_cast<uint64_t>(r.counters.at("txn.torn_reads"));
+  }
+  EXPECT_GT(torn, 0u);
+}
+
+// NIC CAS and CPU CAS on the same lock words (§5.2's rule broken): a lock
+// taken twice loses an update.
+TEST(TxnBroken, MixedAtomicsLoseMoney) {
+  Bench s;
+  s.broken = Broken::kMixedAtomics;
+  s.accounts = 3;
+  s.coroutines = 4;
+  s.deposit = 0;
+  s.seed = 1;  // found by sweeping seeds 1..30 (about a third break)
+  const TxnRunResult r = run(s);
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("total balance"), std::string::npos) << r.error;
+  s.profile = "sequential";  // atomics at one instant: nothing to race
+  const TxnRunResult q = run(s);
+  EXPECT_TRUE(q.ok()) << q.error;
+}
+
+// Read-only transactions over two accounts that only trade with each other:
+// validated, they always see the initial total; without read validation
+// (the seeded bug) some see a transfer half done and still commit.
+TEST(TxnBroken, NoReadValidationCommitsSkewedReads) {
+  uint64_t correct = 0, broken = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed)
+    for (Broken b : {Broken::kNone, Broken::kNoReadValidation}) {
+      Bench s;
+      s.broken = b;
+      s.accounts = 2;
+      s.deposit = 0;
+      s.read_only = 50;
+      s.ro_think_ns = 10'000;
+      s.seed = seed;
+      uint64_t skewed = 0;
+      const TxnRunResult r = run(s, nullptr, &skewed);
+      EXPECT_TRUE(r.ok()) << r.error;  // writes stay correct: only reads skew
+      (b == Broken::kNone ? correct : broken) += skewed;
+    }
+  EXPECT_EQ(correct, 0u);
+  EXPECT_GT(broken, 0u);
+}
+
+// The seeded bug: without re-checking versions after locking, two
+// transfers of one account both commit on the same version: money is lost.
+TEST(TxnBroken, NoWriteRecheckLosesMoney) {
+  Bench s;
+  s.broken = Broken::kNoWriteRecheck;
+  s.accounts = 4;
+  s.coroutines = 4;
+  s.deposit = 0;
+  s.think_ns = 10'000;  // T2 commits between T1's read and T1's lock
+  s.seed = 1;           // found by sweeping seeds 1..30 (most lose or make money)
+  const TxnRunResult r = run(s);
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("total balance"), std::string::npos) << r.error;
+}
+
+}  // namespace
+}  // namespace lw::txn
+
+namespace lw::txn {
+namespace {
+TEST(TxnRun, DISABLED_PrintSample) {
+  for (bool warm : {false, true})
+  for (const char* d : {"drtmh", "fasst", "farm", "drtmr", "ford", "smart-dtx"}) {
+    Bench s;
+    s.warm_cache = warm;
+    s.design = d;
+    s.accounts = 30000;
+    s.threads = 4;
+    s.coroutines = 8;
+    s.warmup_ns = 300'000;
+    s.measure_ns = 500'000;
+    TxnRunOptions o;
+    const TxnRunResult r = run(s, &o);
+    std::printf("%s %-10s mtps %.2f p50 %.1f p99 %.1f us aborts %.3f rt/txn %.2f rpc/txn %.2f hit %.2f phases E %.1f V %.1f L %.1f C %.1f %s\n", warm ? "warm" : "cold", d,
+                r.mtps, r.latency_us_p50, r.latency_us_p99, r.abort_rate, r.round_trips_per_txn, r.rpcs_per_txn,
+                r.cache_hit_rate, r.phase_us[0], r.phase_us[1], r.phase_us[2], r.phase_us[3], r.error.c_str());
+  }
+}
+}  // namespace
+}  // namespace lw::txn
+
+namespace lw::txn {
+namespace {
+TEST(TxnRun, DISABLED_SweepBroken) {
+  for (const char* design : {"drtmh", "farm", "drtmr", "fasst", "ford", "smart-dtx"})
+  for (Broken br : {Broken::kNone, Broken::kMixedAtomics})
+  for (const char* prof : {"spec", "sequential", "connectx"})
+  for (uint64_t think : {0, 10'000})
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    Bench s;
+    s.design = design;
+    s.broken = br;
+    s.profile = prof;
+    s.accounts = 3;
+    s.coroutines = 4;
+    s.deposit = 5;
+    s.payload = seed % 2 ? 8 : 150;
+    s.think_ns = think;
+    s.seed = seed;
+    const TxnRunResult r = run(s);
+    if (!r.ok() && !(br == Broken::kMixedAtomics && std::string(prof) != "sequential"))
+      std::printf("UNEXPECTED %s %s %s think %llu seed %llu committed %llu aborted %llu err %s\n", design,
+                  std::string(to_string(br)).c_str(), prof, (unsigned long long)think, (unsigned long long)seed,
+                  (unsigned long long)r.committed, (unsigned long long)r.aborted, r.error.c_str());
+  }
+}
+}  // namespace
+}  // namespace lw::txn
