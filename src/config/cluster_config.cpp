@@ -217,7 +217,9 @@ std::string memory_from_json(const json& j, MemoryConfig* m) {
                                "pm_write_bytes_per_ns", "pm_access_bytes"},
                            "memory")).empty())
     return e;
-  if (!(e = take(j, "kind", &m->kind, "memory.kind")).empty()) return e;
+  std::string kind(to_string(m->kind));
+  if (!(e = take(j, "kind", &kind, "memory.kind")).empty()) return e;
+  if (!parse_memory_kind(kind, &m->kind)) return "memory.kind must be dram or pm, got \"" + kind + "\"";
   if (!(e = take(j, "pm_read_extra_ns", &m->pm_read_extra_ns, "memory.pm_read_extra_ns")).empty()) return e;
   if (!(e = take(j, "pm_write_extra_ns", &m->pm_write_extra_ns, "memory.pm_write_extra_ns")).empty()) return e;
   if (!(e = take(j, "pm_read_bytes_per_ns", &m->pm_read_bytes_per_ns, "memory.pm_read_bytes_per_ns")).empty())
@@ -436,7 +438,7 @@ std::string ClusterConfig::to_json() const {
       {"memory_node_bytes", memory_node_bytes},
       {"device_memory_bytes", device_memory_bytes},
       {"memory",
-       {{"kind", memory.kind},
+       {{"kind", std::string(to_string(memory.kind))},
         {"pm_read_extra_ns", memory.pm_read_extra_ns},
         {"pm_write_extra_ns", memory.pm_write_extra_ns},
         {"pm_read_bytes_per_ns", memory.pm_read_bytes_per_ns},

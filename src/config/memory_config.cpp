@@ -6,8 +6,16 @@
 
 namespace lw {
 
+std::string_view to_string(MemoryKind k) { return k == MemoryKind::kPm ? "pm" : "dram"; }
+
+bool parse_memory_kind(std::string_view s, MemoryKind* out) {
+  if (s == "dram") *out = MemoryKind::kDram;
+  else if (s == "pm") *out = MemoryKind::kPm;
+  else return false;
+  return true;
+}
+
 std::string MemoryConfig::validate() const {
-  if (kind != "dram" && kind != "pm") return "memory.kind must be dram or pm, got \"" + kind + "\"";
   constexpr Nanos kMaxNs = 1'000'000'000;  // ClusterConfig::kMaxLatencyNs
   if (pm_read_extra_ns > kMaxNs) return "memory.pm_read_extra_ns must be at most 1 s";
   if (pm_write_extra_ns > kMaxNs) return "memory.pm_write_extra_ns must be at most 1 s";

@@ -131,7 +131,7 @@ ClusterConfig txn_cluster(const DesignConfig& d, const std::string& nic_profile,
   if (d.disaggregated) {
     // FORD and SMART-DTX keep their records in persistent memory (SMART
     // §6.2.2: Optane DC PMM on the memory blades): the simulator's PM class.
-    c.memory.kind = "pm";
+    c.memory.kind = MemoryKind::kPm;
   }
   if (d.disaggregated && !d.smart_runtime) {
     // FORD+ (SMART §6.2.2): the driver's default allocation, threads' QPs on

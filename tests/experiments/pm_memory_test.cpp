@@ -12,7 +12,7 @@ namespace {
 ClusterConfig one(const std::string& nic, const std::string& kind, uint32_t threads = 1, uint32_t depth = 1) {
   ClusterConfig c;
   c.nic.profile = nic;
-  c.memory.kind = kind;
+  EXPECT_TRUE(parse_memory_kind(kind, &c.memory.kind)) << kind;
   c.threads_per_node = threads;
   c.coroutines_per_thread = depth;
   c.memory_node_bytes = 4ull << 20;
@@ -89,7 +89,7 @@ TEST(PmMemory, ConfigRoundTripsAndValidates) {
   EXPECT_EQ(c.memory.pm_read_extra_ns, 200u);
   ClusterConfig back;
   ASSERT_EQ(ClusterConfig::from_json(c.to_json(), &back), "");
-  EXPECT_EQ(back.memory.kind, "pm");
+  EXPECT_EQ(back.memory.kind, MemoryKind::kPm);
   EXPECT_DOUBLE_EQ(back.memory.pm_write_bytes_per_ns, 2.3);
   ClusterConfig bad;
   EXPECT_NE(ClusterConfig::from_json(R"({"memory": {"kind": "nvm"}})", &bad).find("memory.kind"), std::string::npos);

@@ -80,7 +80,7 @@ ClusterFlags::ClusterFlags(cli::FlagSet& f, const ClusterConfig& d, ClusterFlagO
   f.add_int("rpc-cores", &rpc_cores_,
             "sim: polling cores serving two-sided RPCs on each memory node (config: rpc.cores_per_node)",
             1, RpcConfig::kMaxCores);
-  memory_kind_ = d.memory.kind;
+  memory_kind_ = std::string(to_string(d.memory.kind));
   f.add_enum("memory-kind", &memory_kind_, {"dram", "pm"},
              "sim: memory nodes' memory: DRAM, or persistent memory with Optane-like latency and media "
              "bandwidth (config: memory.kind; docs/nic-model.md)");
@@ -130,7 +130,7 @@ std::string ClusterFlags::resolve(const cli::FlagSet& f, ClusterConfig* out) con
   if (f.was_set("dynamic-limit")) c.smart.dynamic_limit = dynamic_limit_;
   if (f.was_set("coroutine-throttling")) c.smart.coroutine_throttling = coroutine_throttling_;
   if (f.was_set("rpc-cores")) c.rpc.cores_per_node = static_cast<uint32_t>(rpc_cores_);
-  if (f.was_set("memory-kind")) c.memory.kind = memory_kind_;
+  if (f.was_set("memory-kind")) parse_memory_kind(memory_kind_, &c.memory.kind);  // an enum flag: always valid
   if (f.was_set("max-events")) c.budget.max_events = static_cast<uint64_t>(max_events_);
   if (f.was_set("max-virtual-ms")) c.budget.max_virtual_ns = static_cast<Nanos>(max_virtual_ms_) * 1'000'000;
   if (std::string e = c.load_cluster_file(); !e.empty()) return e;

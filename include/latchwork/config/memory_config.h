@@ -20,20 +20,26 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "latchwork/base/layout.h"
 
 namespace lw {
 
+// What every memory node's host memory is.
+enum class MemoryKind : uint8_t { kDram, kPm };
+std::string_view to_string(MemoryKind k);                 // "dram", "pm"
+bool parse_memory_kind(std::string_view s, MemoryKind* out);
+
 struct MemoryConfig {
-  std::string kind = "dram";           // dram | pm: every memory node's host memory
+  MemoryKind kind = MemoryKind::kDram; // dram | pm (JSON and flags: the names)
   Nanos pm_read_extra_ns = 224;        // load latency beyond DRAM's: ~305 - ~81 ns
   Nanos pm_write_extra_ns = 10;        // store latency beyond DRAM's (ADR: small; assumed)
   double pm_read_bytes_per_ns = 39.4;  // media read bandwidth per node (GB/s), 6 DIMMs
   double pm_write_bytes_per_ns = 13.9; // media write bandwidth per node (GB/s), 6 DIMMs
   uint32_t pm_access_bytes = 256;      // media access granularity (an XPLine)
 
-  bool pm() const { return kind == "pm"; }
+  bool pm() const { return kind == MemoryKind::kPm; }
   // Media bytes an access of `bytes` moves: whole pm_access_bytes lines.
   uint64_t pm_media_bytes(uint64_t bytes) const {
     const uint64_t g = pm_access_bytes ? pm_access_bytes : 1;

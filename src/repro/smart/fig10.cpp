@@ -63,8 +63,8 @@ ReproFigure smart_fig10() {
       }
   f.notes =
       "FORD+ and SMART-DTX are the txn engine's ford and smart-dtx presets (undo logging, one-sided on the "
-      "memory nodes; SMART-DTX adds SMART's thread-aware doorbells and policies); records in DRAM, not "
-      "Optane (the model has no persistent-memory timing here). Scaled: 50,000 accounts / subscribers per "
+      "memory nodes; SMART-DTX adds SMART's thread-aware doorbells and policies); records in the simulator's "
+      "persistent-memory class (memory.kind pm: Optane DC PMM latencies and bandwidths, approximate). Scaled: 50,000 accounts / subscribers per "
       "memory node, 200 + 600 us of virtual time per point (the paper runs 6 million transactions). The "
       "doorbell-sharing outliers of FORD+ (48 vs 40/56 threads) follow the default allocation of 12 "
       "medium-latency doorbells; the sweep includes 48 but not 40 or 56.";
