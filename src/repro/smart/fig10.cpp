@@ -1,31 +1,11 @@
 // SMART §6.2.2 Fig. 10: FORD+ vs SMART-DTX throughput as executing threads
 // grow (SmallBank, TATP; 2 memory blades, 8 coroutines per thread).
-#include "latchwork/experiments/repro_txn.h"
+#include "dtx_point.h"
 
 namespace lw {
 namespace {
 
-constexpr uint32_t kCoroutines = 8;    // SMART §6.2.2 (Fig. 11: 96 x 8 tasks)
-constexpr uint32_t kMemoryNodes = 2;   // "Two memory blades are used for each test"
-
-ReproPoint dtx_point(const std::string& series, const std::string& design, const std::string& workload,
-                     uint32_t threads) {
-  ReproPoint p = txn_point(series, threads, design, "", workload, 1, threads, kCoroutines);
-  p.txn->memory_nodes = kMemoryNodes;
-  p.txn->oltp.accounts_per_node = 50'000;
-  p.txn->oltp.subscribers_per_node = 50'000;
-  // Both replicas of 2 x 50,000 subscribers on each memory node, and 768 log rings.
-  p.txn->memory_node_bytes = 512ull << 20;
-  // 768 coordinators (96 x 8) take ~250 us per transaction at the start (cold
-  // caches, every coroutine posting at once): a 20 + 60 us window saw no commit.
-  p.txn->run.warmup_ns = 200'000;
-  p.txn->run.measure_ns = 600'000;
-  // FORD+: one device context, threads' QPs on shared doorbells (the driver's
-  // default, SMART §2.2); SMART-DTX: a doorbell per thread (§4.1).
-  p.txn->qp_policy = design == "ford" ? QpPolicy::kPerThreadQp : QpPolicy::kPerThreadDoorbell;
-  p.panel = workload;
-  return p;
-}
+constexpr uint32_t kCoroutines = 8;  // SMART §6.2.2 (Fig. 11: 96 x 8 tasks)
 
 }  // namespace
 
@@ -36,8 +16,8 @@ ReproFigure smart_fig10() {
   f.x_label = "executing threads (one compute node)";
   for (const std::string w : {"smallbank", "tatp"})
     for (uint32_t t : {8u, 16u, 24u, 32u, 48u, 64u, 96u}) {
-      f.points.push_back(dtx_point(w + " FORD+", "ford", w, t));
-      f.points.push_back(dtx_point(w + " SMART-DTX", "smart-dtx", w, t));
+      f.points.push_back(dtx_point(w + " FORD+", t, "ford", w, t, kCoroutines));
+      f.points.push_back(dtx_point(w + " SMART-DTX", t, "smart-dtx", w, t, kCoroutines));
     }
   f.paper = {
       {"smallbank FORD+", 96, 1.0, "SMART §6.2.2, Fig. 10: FORD+ SmallBank only 1.0 MOP/s at 96 threads", false, 0.3},

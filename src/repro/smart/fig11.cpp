@@ -1,12 +1,11 @@
 // SMART §6.2.2 Fig. 11: throughput vs median latency of FORD+ and SMART-DTX
 // with 96 threads x 8 coroutines (768 tasks).
-#include "latchwork/experiments/repro_txn.h"
+#include "dtx_point.h"
 
 namespace lw {
 namespace {
 
 constexpr uint32_t kThreads = 96;
-constexpr uint32_t kMemoryNodes = 2;
 
 }  // namespace
 
@@ -20,21 +19,9 @@ ReproFigure smart_fig11() {
   for (const std::string w : {"smallbank", "tatp"})
     for (const auto& [label, design] : {std::pair<std::string, std::string>{"FORD+", "ford"}, {"SMART-DTX", "smart-dtx"}})
       for (uint32_t co : {1u, 2u, 4u, 8u}) {
-        ReproPoint p = txn_point(w + " " + label, co, design, "", w, 1, kThreads, co);
-        p.txn->memory_nodes = kMemoryNodes;
-        p.txn->oltp.accounts_per_node = 50'000;
-        p.txn->oltp.subscribers_per_node = 50'000;
-        // Both replicas of 2 x 50,000 subscribers on each memory node, and 768 log rings.
-        p.txn->memory_node_bytes = 512ull << 20;
-        // 768 coordinators (96 x 8) take ~250 us per transaction at the start (cold
-        // caches, every coroutine posting at once): a 20 + 60 us window saw no commit.
-        p.txn->run.warmup_ns = 200'000;
-        p.txn->run.measure_ns = 600'000;
+        ReproPoint p = dtx_point(w + " " + label, co, design, w, kThreads, co);
         p.metric = "p50_us";
         p.x_metric = "mops";
-        p.panel = w;
-        // As smart-fig10: FORD+ shares doorbells, SMART-DTX has one per thread.
-        p.txn->qp_policy = design == "ford" ? QpPolicy::kPerThreadQp : QpPolicy::kPerThreadDoorbell;
         f.points.push_back(p);
       }
   f.paper = {
