@@ -154,6 +154,12 @@ ClusterConfig txn_cluster(const DesignConfig& d, const std::string& nic_profile,
   return c;
 }
 
+Nanos retry_delay(Rng& rng, Nanos base, uint32_t attempt) {
+  constexpr uint32_t kMaxDoublings = 8;
+  const Nanos window = base << std::min(attempt, kMaxDoublings);
+  return window == 0 ? 0 : rng.below(window);
+}
+
 TxnRunResult run_txn(const ClusterConfig& cluster, const TxnWorkload& workload, const TxnRunOptions& o) {
   TxnRunResult r;
   r.design = o.design.name;
@@ -296,7 +302,7 @@ TxnRunResult run_txn(const ClusterConfig& cluster, const TxnWorkload& workload, 
         if (st != TxnStatus::kAborted) break;
         ++aborted;
         if (a + 1 < o.max_attempts && o.retry_backoff_ns > 0)
-          co_await w.sleep(o.retry_backoff_ns * (a + 1) + w.rng().below(o.retry_backoff_ns));
+          co_await w.sleep(retry_delay(w.rng(), o.retry_backoff_ns, a));
       }
       const Nanos end = w.now();
       const bool in_window = fixed || (end >= win_begin && end < win_end);

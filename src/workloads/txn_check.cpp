@@ -8,6 +8,7 @@
 #include "latchwork/runtime/smart.h"
 #include "latchwork/sim/sim_backend.h"
 #include "latchwork/txn/store.h"
+#include "latchwork/txn/run.h"
 #include "latchwork/txn/txn.h"
 
 namespace lw::workloads {
@@ -89,7 +90,7 @@ class TxnCheck final : public check::Workload {
         eff = txn::TxnEffect{};
         st = co_await wl_->execute(txn, in, &eff);
         if (st != txn::TxnStatus::kAborted) break;
-        if (a + 1 < t_.max_attempts) co_await w.sleep(t_.retry_backoff_ns * (a + 1) + w.rng().below(t_.retry_backoff_ns + 1));
+        if (a + 1 < t_.max_attempts) co_await w.sleep(txn::retry_delay(w.rng(), t_.retry_backoff_ns, a));
       }
       const std::string what = wl_->types().at(in.type) + " by coordinator " + std::to_string(coordinator);
       if (st == txn::TxnStatus::kFailed) {

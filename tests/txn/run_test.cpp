@@ -2,6 +2,7 @@
 // consistent: balance conserved, backups equal to primaries, locks free.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <mutex>
 #include <set>
 
@@ -280,7 +281,7 @@ TEST(TxnBroken, MixedAtomicsLoseMoney) {
   s.accounts = 3;
   s.coroutines = 4;
   s.deposit = 0;
-  s.seed = 1;  // found by sweeping seeds 1..30 (about a third break)
+  s.seed = 11;  // found by sweeping seeds 1..40 (11, 12, 19, 20, 29, ... break)
   const TxnRunResult r = run(s);
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.error.find("total balance"), std::string::npos) << r.error;
@@ -325,6 +326,31 @@ TEST(TxnBroken, NoWriteRecheckLosesMoney) {
   const TxnRunResult r = run(s);
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.error.find("total balance"), std::string::npos) << r.error;
+}
+
+}  // namespace
+}  // namespace lw::txn
+
+namespace lw::txn {
+namespace {
+
+// Full jitter: every delay lies in [0, base x 2^min(attempt, 8)), and the
+// delays spread over that window (not clustered at its end).
+TEST(TxnRun, RetryDelayIsFullJitterWithinADoublingWindow) {
+  Rng rng(7);
+  for (uint32_t attempt = 0; attempt < 12; ++attempt) {
+    const Nanos window = Nanos{1000} << std::min(attempt, 8u);
+    Nanos lo = window, hi = 0;
+    for (int i = 0; i < 2000; ++i) {
+      const Nanos d = retry_delay(rng, 1000, attempt);
+      ASSERT_LT(d, window);
+      lo = std::min(lo, d);
+      hi = std::max(hi, d);
+    }
+    EXPECT_LT(lo, window / 10) << attempt;
+    EXPECT_GT(hi, window - window / 10) << attempt;
+  }
+  EXPECT_EQ(retry_delay(rng, 0, 3), 0u);
 }
 
 }  // namespace

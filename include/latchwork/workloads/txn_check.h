@@ -45,7 +45,7 @@ struct TxnCheckOptions {
   std::string workload = "smallbank";          // oltp_workload_names()
   OltpOptions oltp = txn_check_scale("smallbank");  // nodes is set per run
   uint32_t max_attempts = 256;                 // hot SmallBank accounts starve at 64
-  Nanos retry_backoff_ns = 1'000;              // times the attempt number
+  Nanos retry_backoff_ns = 1'000;              // the unit of txn::retry_delay()
   uint64_t log_ring_bytes = 16 << 10;
   // "" or a message (unknown design or workload, bad scale, a broken variant
   // the design cannot run).
