@@ -122,6 +122,18 @@ class Checker {
     return it == acc.writes.end() ? Access{0, kNone} : *it;
   }
 
+  // A violation by transaction `t` on record k.
+  ModelViolation violation(const char* kind, const RecKey& k, uint32_t t, std::string detail) const {
+    ModelViolation v;
+    v.kind = kind;
+    v.key = k.key;
+    v.start = txns_[t].start;
+    v.end = txns_[t].end;
+    v.who = txns_[t].who;
+    v.detail = std::move(detail);
+    return v;
+  }
+
   void edge(uint32_t from, Edge e) {
     if (from == e.to) return;  // a transaction reading what it then overwrites
     adj_[from].push_back(e);
@@ -132,29 +144,17 @@ class Checker {
     for (size_t i = 0; i < ws.size(); ++i) {
       const Access& w = ws[i];
       if (i > 0 && ws[i - 1].version == w.version) {
-        ModelViolation v;
-        v.kind = "lost-update";
-        v.key = k.key;
-        v.start = txns_[w.txn].start;
-        v.end = txns_[w.txn].end;
-        v.who = txns_[w.txn].who;
-        v.detail = record(k.table, k.key) + ": version " + std::to_string(w.version) + " installed twice, by " +
-                   txn(ws[i - 1].txn) + " and " + txn(w.txn) + ": one overwrote the other's update";
-        sink.add(std::move(v));
+        sink.add(violation("lost-update", k, w.txn,
+                           record(k.table, k.key) + ": version " + std::to_string(w.version) + " installed twice, by " +
+                               txn(ws[i - 1].txn) + " and " + txn(w.txn) + ": one overwrote the other's update"));
         continue;
       }
       if (w.version == 0 || (w.version > 1 && (i == 0 || ws[i - 1].version != w.version - 1))) {
-        ModelViolation v;
-        v.kind = "version-gap";
-        v.key = k.key;
-        v.start = txns_[w.txn].start;
-        v.end = txns_[w.txn].end;
-        v.who = txns_[w.txn].who;
-        v.detail = record(k.table, k.key) + ": " + txn(w.txn) + " installed version " + std::to_string(w.version) +
-                   " but no committed transaction installed version " +
-                   (w.version == 0 ? std::string("0 (loaded versions are 0: writes start at 1)")
-                                   : std::to_string(w.version - 1));
-        sink.add(std::move(v));
+        sink.add(violation("version-gap", k, w.txn,
+                           record(k.table, k.key) + ": " + txn(w.txn) + " installed version " +
+                               std::to_string(w.version) + " but no committed transaction installed version " +
+                               (w.version == 0 ? std::string("0 (loaded versions are 0: writes start at 1)")
+                                               : std::to_string(w.version - 1))));
       }
       if (i > 0 && ws[i - 1].version + 1 == w.version)
         edge(ws[i - 1].txn, {w.txn, EdgeKind::kWw, k.table, k.key, ws[i - 1].version, w.version});
@@ -163,15 +163,9 @@ class Checker {
       if (r.version > 0) {
         const uint32_t wr = writer(acc, r.version);
         if (wr == kNone) {
-          ModelViolation v;
-          v.kind = "aborted-read";
-          v.key = k.key;
-          v.start = txns_[r.txn].start;
-          v.end = txns_[r.txn].end;
-          v.who = txns_[r.txn].who;
-          v.detail = record(k.table, k.key) + ": " + txn(r.txn) + " read version " + std::to_string(r.version) +
-                     ", which no committed transaction installed";
-          sink.add(std::move(v));
+          sink.add(violation("aborted-read", k, r.txn,
+                             record(k.table, k.key) + ": " + txn(r.txn) + " read version " + std::to_string(r.version) +
+                                 ", which no committed transaction installed"));
         } else {
           edge(wr, {r.txn, EdgeKind::kWr, k.table, k.key, r.version, r.version});
         }
