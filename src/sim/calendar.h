@@ -76,12 +76,20 @@ class Calendar {
   // The first live index whose interval starts after `t`.
   size_t upper_bound(Nanos t) const {
     const size_t n = busy_.size();
-    // Appends dominate: the answer is usually the end.
+    // Appends dominate: the answer is usually the end, and otherwise a few
+    // intervals before it (measured under perf's NIC-model runs: within 3
+    // for READs, within 15 for 99% of CAS bookings), so walk back first.
     if (n == head_ || busy_[n - 1].lo <= t) return n;
-    auto it = std::upper_bound(busy_.begin() + static_cast<std::ptrdiff_t>(head_), busy_.end() - 1, t,
-                               [](Nanos v, const Interval& i) { return v < i.lo; });
+    size_t i = n - 1;  // busy_[i].lo > t
+    for (int step = 0; step < kWalkBack && i > head_; ++step, --i)
+      if (busy_[i - 1].lo <= t) return i;
+    if (i == head_) return head_;
+    auto it = std::upper_bound(busy_.begin() + static_cast<std::ptrdiff_t>(head_),
+                               busy_.begin() + static_cast<std::ptrdiff_t>(i), t,
+                               [](Nanos v, const Interval& iv) { return v < iv.lo; });
     return static_cast<size_t>(it - busy_.begin());
   }
+  static constexpr int kWalkBack = 16;
 
   // The first gap at or after `earliest` that holds `duration` (> 0); `*at`
   // is the index the new interval would take (every interval before it ends

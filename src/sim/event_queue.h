@@ -1,113 +1,216 @@
 // The simulator's agenda: events ordered by virtual time, ties broken by the
 // order they were scheduled in (so runs are deterministic).
 //
-// A 4-ary min-heap on the key (time, seq): half the depth of a binary heap,
-// and a node's four children share one or two cache lines. Keys are unique
-// (seq is), so the pop order is the total order on (time, seq) whatever the
-// heap's shape.
+// A two-level timing wheel over a 4-ary heap:
+// - Level 1: 4,096 slots of one nanosecond, holding the events of the current
+//   block, the aligned 4,096 ns that contain the last event popped. A slot is
+//   a FIFO of the events at exactly its time.
+// - Level 2: 4,096 buckets of one block each, holding the events of the next
+//   4,095 blocks (16.7 ms), unsorted FIFOs.
+// - Further ahead: a 4-ary heap (event_heap.h).
+// When the clock enters a new block, that block's bucket is spread over the
+// level-1 slots, and heap events now within level 2's reach move in, in
+// (time, seq) order. Why the pop order is exactly (time, seq): events are
+// pushed in seq order, and an event reaches a level only through the route
+// its time allows when it is pushed, which only narrows as the clock
+// advances. So every event that waited in a further level for a slot or
+// bucket was pushed before anything pushed directly into it, and moves in
+// before such a push can happen: each slot's FIFO is in seq order. The
+// differential test in tests/sim/event_queue_test.cpp holds it to a plain
+// priority queue.
+//
+// Why: the agenda was the simulator's largest cost (a heap's sift-down takes
+// mispredicted branches per level; with ten thousand events in flight every
+// level misses the cache). Here a push is an append and a pop a bit search,
+// in 66 KB of tables that stay in cache.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "latchwork/base/assert.h"
-#include "latchwork/base/layout.h"
+#include "event_heap.h"
 
 namespace lw::sim {
 
-enum class EventKind : uint8_t {
-  kReadLines,        // a READ fetches some of its lines (arg: first line, count in op)
-  kWriteLine,        // a WRITE lands one line (arg: line index) or all lines
-  kAtomicRead,       // a NIC atomic reads its word
-  kAtomicWriteBack,  // and writes it back
-  kComplete,         // a work request's completion reaches the requester
-  kCpuAccess,        // a memory-node CPU access takes effect
-  kWake,             // a sleeping coroutine becomes ready
-  kThreadRun,        // a thread's CPU is free to run its next ready coroutine
-  kDeviceOp,         // the switch's pipeline or a SmartNIC core executes a request
-  kSwitchRequest,    // a request to a memory node passes the switch (§5.5 program)
-  kSwitchResponse,   // its response (READ data, WRITE ACK) passes the switch
-  kSwitchDuplicate,  // a retransmitted request reaches the switch again (fault injection)
-  kRpcArrive,        // an RPC's request SEND is in the memory node's receive buffer
-  kRpcServe,         // a polling core runs the call's handler
-  kRpcDone,          // the core has posted the reply and is free
-  kRpcReply,         // the reply reaches the caller
-};
-// The trace hash mixes (seq << 4) | kind: kinds must fit in 4 bits.
-static_assert(static_cast<unsigned>(EventKind::kRpcReply) < 16);
-
-struct Event {
-  Nanos time;
-  uint64_t seq;
-  void* target;
-  uint32_t arg;
-  EventKind kind;
-};
-
 class EventQueue {
  public:
+  EventQueue() : slots_(kSlots), buckets_(kSlots) {}
+
   // Events are never scheduled before the last one popped: the clock only
   // moves forward.
   void push(Nanos time, EventKind kind, void* target, uint32_t arg = 0) {
     LW_CHECK_MSG(time >= floor_, "an event was scheduled in the past");
     const uint64_t seq = next_seq_++;
-    heap_.emplace_back();
-    // Sift the hole up by the key alone and write the new entry once, field
-    // by field: copying a just-written struct back as a whole stalls store
-    // forwarding.
-    size_t i = heap_.size() - 1;
-    while (i > 0) {
-      const size_t parent = (i - 1) / kArity;
-      const Event& p = heap_[parent];
-      if (p.time < time || (p.time == time && p.seq < seq)) break;
-      heap_[i] = p;
-      i = parent;
+    ++size_;
+    if ((time >> kBits) - block_ >= kSlots) {
+      far_.push(Event{time, seq, target, arg, kind});
+      return;
     }
-    Event& e = heap_[i];
-    e.time = time;
-    e.seq = seq;
-    e.target = target;
-    e.arg = arg;
-    e.kind = kind;
+    place(time, new_node(time, seq, target, arg, kind));
   }
-  bool empty() const { return heap_.empty(); }
-  // The event pop() would return now, or null.
-  const Event* peek() const { return heap_.empty() ? nullptr : &heap_[0]; }
-  size_t size() const { return heap_.size(); }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+
+  // The event pop() would return now when it is in the current block (the
+  // usual case); false otherwise, or when there is none. A hint for
+  // prefetching: finding the first of an unsorted bucket costs a scan.
+  bool peek_near(Event* out) const {
+    if (!near_.any()) return false;
+    const uint32_t slot = near_.first();
+    *out = event_of(nodes_[slots_[slot].head], (block_ << kBits) | slot);
+    return true;
+  }
+
   Event pop() {
-    LW_CHECK(!heap_.empty());
-    const Event top = heap_[0];
-    const Event last = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) sift_down(last);
-    floor_ = top.time;
-    return top;
+    LW_CHECK(size_ > 0);
+    if (!near_.any()) enter_block(next_.any() ? next_block() : far_.top().time >> kBits);
+    const uint32_t slot = near_.first();
+    Fifo& s = slots_[slot];
+    const uint32_t index = s.head;
+    Node& n = nodes_[index];
+    const Event e = event_of(n, (block_ << kBits) | slot);
+    s.head = n.next;
+    if (s.head == kNil) near_.clear(slot);
+    n.next = free_;
+    free_ = index;
+    --size_;
+    floor_ = e.time;
+    return e;
   }
 
  private:
-  static constexpr size_t kArity = 4;
-  static bool before(const Event& a, const Event& b) {
-    return a.time != b.time ? a.time < b.time : a.seq < b.seq;
-  }
-  // Places `e` from the root down (the root's old entry is gone).
-  void sift_down(const Event& e) {
-    const size_t n = heap_.size();
-    size_t i = 0;
-    for (;;) {
-      const size_t first = i * kArity + 1;
-      if (first >= n) break;
-      size_t best = first;
-      const size_t end = first + kArity < n ? first + kArity : n;
-      for (size_t c = first + 1; c < end; ++c)
-        if (before(heap_[c], heap_[best])) best = c;
-      if (!before(heap_[best], e)) break;
-      heap_[i] = heap_[best];
-      i = best;
+  static constexpr unsigned kBits = 12;
+  static constexpr uint64_t kSlots = uint64_t{1} << kBits;  // also level 2's buckets
+  static constexpr uint64_t kMask = kSlots - 1;
+  static constexpr uint32_t kNil = ~uint32_t{0};
+
+  // An event below the heap: its time is its block's start plus `low`.
+  struct Node {
+    uint64_t seq;
+    void* target;
+    uint32_t arg;
+    uint32_t next;  // the FIFO's next node, or kNil; the free list's link
+    uint16_t low;   // time within its block
+    EventKind kind;
+  };
+  static_assert(sizeof(Node) == 32);
+  static_assert(kMask <= UINT16_MAX);
+  struct Fifo {
+    uint32_t head = kNil;  // valid only while the FIFO's bit is set
+    uint32_t tail = kNil;
+  };
+
+  // 4,096 bits with a summary word: which FIFOs are not empty.
+  class Bits {
+   public:
+    bool any() const { return summary_ != 0; }
+    bool test(uint32_t i) const { return (words_[i >> 6] >> (i & 63)) & 1; }
+    void set(uint32_t i) {
+      words_[i >> 6] |= uint64_t{1} << (i & 63);
+      summary_ |= uint64_t{1} << (i >> 6);
     }
-    heap_[i] = e;
+    void clear(uint32_t i) {
+      uint64_t& w = words_[i >> 6];
+      w &= ~(uint64_t{1} << (i & 63));
+      if (w == 0) summary_ &= ~(uint64_t{1} << (i >> 6));
+    }
+    uint32_t first() const {  // the lowest set bit; some bit must be set
+      const uint32_t w = static_cast<uint32_t>(__builtin_ctzll(summary_));
+      return (w << 6) | static_cast<uint32_t>(__builtin_ctzll(words_[w]));
+    }
+    // The first set bit at or after `from`, circularly; some bit must be set.
+    uint32_t first_from(uint32_t from) const {
+      const uint32_t w = from >> 6;
+      if (const uint64_t m = words_[w] & (~uint64_t{0} << (from & 63)); m != 0)
+        return (w << 6) | static_cast<uint32_t>(__builtin_ctzll(m));
+      const uint64_t later = w == 63 ? 0 : summary_ & (~uint64_t{0} << (w + 1));
+      const uint32_t v = static_cast<uint32_t>(__builtin_ctzll(later != 0 ? later : summary_));
+      // v == w only when w's set bits all lie below `from`: the wrap-around.
+      return (v << 6) | static_cast<uint32_t>(__builtin_ctzll(words_[v]));
+    }
+
+   private:
+    uint64_t words_[kSlots / 64] = {};
+    uint64_t summary_ = 0;
+  };
+  static_assert(kSlots == 64 * 64, "one summary word");
+
+  static Event event_of(const Node& n, Nanos time) { return Event{time, n.seq, n.target, n.arg, n.kind}; }
+
+  uint32_t new_node(Nanos time, uint64_t seq, void* target, uint32_t arg, EventKind kind) {
+    uint32_t index = free_;
+    if (index != kNil) {
+      free_ = nodes_[index].next;
+    } else {
+      LW_CHECK_MSG(nodes_.size() < kNil, "more than 2^32 events pending");
+      index = static_cast<uint32_t>(nodes_.size());
+      nodes_.emplace_back();
+    }
+    Node& n = nodes_[index];
+    n.seq = seq;
+    n.target = target;
+    n.arg = arg;
+    n.low = static_cast<uint16_t>(time & kMask);
+    n.kind = kind;
+    return index;
   }
 
-  std::vector<Event> heap_;
+  static void append(Fifo& f, Bits& bits, uint32_t i, std::vector<Node>& nodes, uint32_t index) {
+    nodes[index].next = kNil;
+    if (bits.test(i)) {
+      nodes[f.tail].next = index;
+    } else {
+      bits.set(i);
+      f.head = index;
+    }
+    f.tail = index;
+  }
+
+  // Files node `index` (time `time`, within level 2's reach) in its level.
+  void place(Nanos time, uint32_t index) {
+    const uint64_t block = time >> kBits;
+    if (block == block_) {
+      append(slots_[time & kMask], near_, static_cast<uint32_t>(time & kMask), nodes_, index);
+    } else {
+      append(buckets_[block & kMask], next_, static_cast<uint32_t>(block & kMask), nodes_, index);
+    }
+  }
+
+  // The first non-empty bucket after the current block.
+  uint64_t next_block() const {
+    const uint32_t from = static_cast<uint32_t>((block_ + 1) & kMask);
+    const uint32_t b = next_.first_from(from);
+    return block_ + 1 + ((b - from) & kMask);
+  }
+
+  // The clock enters `block` (level 1 is empty): its bucket spreads over the
+  // slots in FIFO order, then heap events now within reach move in.
+  void enter_block(uint64_t block) {
+    LW_CHECK(block > block_);
+    block_ = block;
+    const uint32_t b = static_cast<uint32_t>(block & kMask);
+    if (next_.test(b)) {
+      next_.clear(b);
+      for (uint32_t i = buckets_[b].head; i != kNil;) {
+        const uint32_t after = nodes_[i].next;
+        append(slots_[nodes_[i].low], near_, nodes_[i].low, nodes_, i);
+        i = after;
+      }
+    }
+    while (!far_.empty() && (far_.top().time >> kBits) - block_ < kSlots) {
+      const Event e = far_.pop();
+      place(e.time, new_node(e.time, e.seq, e.target, e.arg, e.kind));
+    }
+  }
+
+  std::vector<Fifo> slots_;    // level 1: the current block, a FIFO per nanosecond
+  std::vector<Fifo> buckets_;  // level 2: a FIFO per block
+  Bits near_, next_;           // their non-empty FIFOs
+  std::vector<Node> nodes_;    // the events below the heap, and free nodes
+  uint32_t free_ = kNil;
+  EventHeap far_;              // events 4,096 blocks ahead or more
+  uint64_t block_ = 0;         // the current block: floor_ >> kBits between calls
+  size_t size_ = 0;
   uint64_t next_seq_ = 0;
   Nanos floor_ = 0;  // time of the last event popped
 };

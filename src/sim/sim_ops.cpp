@@ -45,7 +45,9 @@ void SimBackend::Impl::prefetch_next() {
   // memory, so both overlap with the current event's work.
   // A small agenda's ops and memory stay in cache: nothing to gain there.
   if (events.size() < 512) return;
-  const sim::Event* next = events.peek();
+  sim::Event peeked;
+  if (!events.peek_near(&peeked)) return;
+  const sim::Event* next = &peeked;
   switch (next->kind) {
     case EventKind::kReadLines:
     case EventKind::kWriteLine:

@@ -39,17 +39,22 @@ struct Later {
 // Random interleavings of pushes (many ties, some far ahead) and pops, as the
 // simulator makes them: every pop must return the reference's event.
 TEST(EventQueue, MatchesAPriorityQueueOnRandomInterleavings) {
-  for (uint64_t seed = 1; seed <= 30; ++seed) {
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
     Rng rng(seed);
     EventQueue q;
     std::priority_queue<Event, std::vector<Event>, Later> ref;
-    uint64_t seq = 0;
+    uint64_t seq = 0, peeked = 0;
     Nanos now = 0;
-    const Nanos spread = seed % 3 == 0 ? 4 : seed % 3 == 1 ? 1000 : 1000000;
+    // Ties, near events, events around the wheel's reach (2^18 ns: they wait
+    // in its far heap and move in), and jumps over whole turns of the wheel.
+    const Nanos spreads[] = {4, 1000, 1000000, (Nanos{1} << 18) + 3, Nanos{1} << 30};
+    const Nanos spread = spreads[seed % 5];
     for (int step = 0; step < 20000; ++step) {
       const bool push = ref.empty() || rng.below(100) < 52;
       if (push) {
-        const Nanos t = now + rng.below(spread);
+        // Some events exactly at the wheel's edge, one slot either side.
+        const Nanos edge = (Nanos{1} << 18) - 1 + rng.below(3);
+        const Nanos t = now + (rng.below(8) == 0 ? edge : rng.below(spread));
         const auto kind = static_cast<EventKind>(rng.below(12));
         const uint32_t arg = static_cast<uint32_t>(rng.next());
         q.push(t, kind, &now, arg);
@@ -63,13 +68,22 @@ TEST(EventQueue, MatchesAPriorityQueueOnRandomInterleavings) {
         ASSERT_EQ(a.kind, b.kind);
         now = a.time;
       }
+      Event p;  // when peek_near knows the next event, it is what pop will return
+      if (q.peek_near(&p)) {
+        ++peeked;
+        ASSERT_EQ(p.time, ref.top().time);
+        ASSERT_EQ(p.seq, ref.top().seq);
+      }
       ASSERT_EQ(q.size(), ref.size());
     }
+    EXPECT_GT(peeked, 0u) << "seed " << seed;
     while (!ref.empty()) {
       ASSERT_EQ(q.pop().seq, ref.top().seq);
       ref.pop();
     }
     EXPECT_TRUE(q.empty());
+    Event none;
+    EXPECT_FALSE(q.peek_near(&none));
   }
 }
 
