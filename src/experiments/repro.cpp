@@ -4,6 +4,10 @@
 #include "latchwork/experiments/repro_txn.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -337,59 +341,104 @@ const char* repro_y_label(const ReproFigure& f) {
   return f.latency ? "mean latency (us)" : "throughput (Mops)";
 }
 
-ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, size_t)>& progress) {
+namespace {
+
+// One point's run (never a same_run_as view).
+PerfResult run_point(const ReproPoint& p) {
+  if (p.txn) return run_txn_point(p);
+  if (p.lock_table) return run_lock_point(p);
+  if (is_rpc_point(p)) return run_rpc_point(p);
+  if (p.hash) return run_hash(p.cluster, *p.hash).to_perf_result();
+  if (p.sherman) return run_sherman(p.cluster, *p.sherman).to_perf_result();
+  if (p.hocl) return run_hocl(p.cluster, *p.hocl).to_perf_result();
+  if (p.tuples) {
+    const TupleWorkloadResult t = run_tuple_workload(p.cluster, *p.tuples);
+    PerfResult pr;
+    pr.op = p.tuples->scheme;
+    pr.workers = t.workers;
+    pr.ops = t.ops;
+    pr.mops = t.mops;
+    pr.gbps = t.mops * 1e6 * p.tuples->tuple_bytes / 1e9;
+    pr.latency_ns_mean = t.mean_latency_us * 1e3;
+    pr.verbs = t.verbs;
+    pr.wall_seconds = t.wall_seconds;
+    return pr;
+  }
+  if (p.btree) {
+    const BTreeWorkloadResult t = run_btree_workload(p.cluster, *p.btree);
+    PerfResult pr;
+    pr.op = "btree-" + p.btree->sync;
+    pr.workers = t.workers;
+    pr.ops = t.ops;
+    pr.mops = t.mops;
+    pr.gbps = t.node_gbps;  // node bytes of the root-to-leaf paths
+    pr.latency_ns_mean = t.mean_latency_us * 1e3;
+    pr.verbs = t.verbs;
+    pr.wall_seconds = t.wall_seconds;
+    return pr;
+  }
+  return run_perf(p.cluster, p.perf);
+}
+
+}  // namespace
+
+ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, size_t)>& progress,
+                      uint32_t jobs) {
   ReproResult r;
   r.figure = &f;
   const auto start = std::chrono::steady_clock::now();  // reported only
-  for (size_t i = 0; i < f.points.size(); ++i) {
-    if (progress) progress(i, f.points.size());
-    const ReproPoint& p = f.points[i];
-    if (p.same_run_as >= 0) {
+  const size_t n = f.points.size();
+  for (size_t i = 0; i < n; ++i)
+    LW_CHECK_MSG(f.points[i].same_run_as < static_cast<int>(i), "same_run_as must name an earlier point");
+  // Points that run a simulation of their own; the others copy a result.
+  std::vector<size_t> runs;
+  for (size_t i = 0; i < n; ++i)
+    if (f.points[i].same_run_as < 0) runs.push_back(i);
+  r.results.resize(n);
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<uint32_t>(std::min<size_t>(jobs, std::max<size_t>(1, runs.size())));
+  std::mutex mu;  // guards `done`, `failure` and the progress callback
+  size_t done = 0;
+  std::exception_ptr failure;
+  std::atomic<size_t> next{0};
+  if (progress) progress(0, n);
+  // Workers take points in order; each result goes to its own slot.
+  auto work = [&] {
+    for (size_t k = next++; k < runs.size(); k = next++) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (failure) return;
+      }
+      try {
+        PerfResult pr = run_point(f.points[runs[k]]);
+        std::lock_guard<std::mutex> lock(mu);
+        r.results[runs[k]] = std::move(pr);
+        ++done;
+        if (progress) progress(done, n);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!failure) failure = std::current_exception();
+        return;
+      }
+    }
+  };
+  if (jobs == 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    for (uint32_t j = 0; j < jobs; ++j) pool.emplace_back(work);
+    for (std::thread& t : pool) t.join();
+  }
+  if (failure) std::rethrow_exception(failure);
+  for (size_t i = 0; i < n; ++i) {
+    const int of = f.points[i].same_run_as;
+    if (of >= 0) {
       // Another view of an earlier point's run: nothing to simulate.
-      LW_CHECK_MSG(static_cast<size_t>(p.same_run_as) < i, "same_run_as must name an earlier point");
-      r.results.push_back(r.results[static_cast<size_t>(p.same_run_as)]);
-      continue;
-    }
-    if (p.txn) {
-      r.results.push_back(run_txn_point(p));
-    } else if (p.lock_table) {
-      r.results.push_back(run_lock_point(p));
-    } else if (is_rpc_point(p)) {
-      r.results.push_back(run_rpc_point(p));
-    } else if (p.hash) {
-      r.results.push_back(run_hash(p.cluster, *p.hash).to_perf_result());
-    } else if (p.sherman) {
-      r.results.push_back(run_sherman(p.cluster, *p.sherman).to_perf_result());
-    } else if (p.hocl) {
-      r.results.push_back(run_hocl(p.cluster, *p.hocl).to_perf_result());
-    } else if (p.tuples) {
-      const TupleWorkloadResult t = run_tuple_workload(p.cluster, *p.tuples);
-      PerfResult pr;
-      pr.op = p.tuples->scheme;
-      pr.workers = t.workers;
-      pr.ops = t.ops;
-      pr.mops = t.mops;
-      pr.gbps = t.mops * 1e6 * p.tuples->tuple_bytes / 1e9;
-      pr.latency_ns_mean = t.mean_latency_us * 1e3;
-      pr.verbs = t.verbs;
-      pr.wall_seconds = t.wall_seconds;
-      r.results.push_back(pr);
-    } else if (p.btree) {
-      const BTreeWorkloadResult t = run_btree_workload(p.cluster, *p.btree);
-      PerfResult pr;
-      pr.op = "btree-" + p.btree->sync;
-      pr.workers = t.workers;
-      pr.ops = t.ops;
-      pr.mops = t.mops;
-      pr.gbps = t.node_gbps;  // node bytes of the root-to-leaf paths
-      pr.latency_ns_mean = t.mean_latency_us * 1e3;
-      pr.verbs = t.verbs;
-      pr.wall_seconds = t.wall_seconds;
-      r.results.push_back(pr);
+      r.results[i] = r.results[static_cast<size_t>(of)];
+      if (progress) progress(++done, n);
     } else {
-      r.results.push_back(run_perf(p.cluster, p.perf));
+      r.verbs += r.results[i].verbs;
     }
-    r.verbs += r.results.back().verbs;
   }
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto y_of = [&](const std::string& series, double x, bool* found) {

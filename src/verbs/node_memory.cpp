@@ -32,12 +32,12 @@ NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what) : bytes_(bytes) {
                              std::strerror(err));
   }
   base_ = static_cast<std::byte*>(p);
-#ifdef MADV_HUGEPAGE
-  // Random accesses over a large node miss the TLB less on huge pages; a
-  // small node would round its resident memory up to 2 MB for nothing.
-  // Advice only: failure leaves ordinary pages.
-  if (bytes >= (uint64_t{8} << 20)) (void)madvise(p, bytes, MADV_HUGEPAGE);
-#endif
+  // Ordinary 4 KB pages, no MADV_HUGEPAGE: the first write into a huge page
+  // zeroes all 2 MB of it, and workloads write sparsely over large nodes
+  // (latches of random tuples). Measured on this project's machine:
+  // `latchwork repro jasny-fig10` took 8.3 s and 1 GB resident with huge
+  // pages advised (75% of it zeroing), 2.4 s and 124 MB without; perf's dense
+  // random READs and CAS over 8 MB ran at the same speed either way.
 }
 
 NodeMemory::Mapping::~Mapping() {

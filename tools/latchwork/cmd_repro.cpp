@@ -144,6 +144,11 @@ int cmd_repro(int argc, const char* const* argv) {
   f.add_string("plot-script", &plot_script, "the matplotlib script that draws the PNG");
   f.add_string("python", &python, "the Python interpreter that runs the plot script");
   f.add_bool("strict", &strict, "exit 1 if a paper value is outside its tolerance");
+  uint64_t jobs = 0;
+  f.add_uint("jobs", &jobs,
+             "points simulated at once, each on its own thread (0: one per core); the values do "
+             "not depend on it, only the wall time",
+             0, 256);
   std::vector<const char*> args(argv, argv + argc);
   std::string name;
   if (!args.empty() && args[0][0] != '-') {
@@ -169,12 +174,19 @@ int cmd_repro(int argc, const char* const* argv) {
   if (ec) return usage_error(f, "cannot create --out directory " + out_dir + ": " + ec.message());
 
   bool all_ok = true;
+  // PNGs are drawn at the end, in one run of the plot script: starting
+  // Python and matplotlib costs more than drawing a figure.
+  std::vector<std::string> plot_args = {python, plot_script};
+  std::vector<std::string> pngs;
   for (const ReproFigure* fig : figures) {
-    const ReproResult r = run_repro(*fig, [&](size_t i, size_t n) {
-      std::fprintf(stderr, "\r[%s %zu/%zu]", fig->name.c_str(), i + 1, n);
-      std::fflush(stderr);
-      if (i + 1 == n) std::fprintf(stderr, "\n");
-    });
+    const ReproResult r = run_repro(
+        *fig,
+        [&](size_t done, size_t n) {
+          std::fprintf(stderr, "\r[%s %zu/%zu]", fig->name.c_str(), done, n);
+          std::fflush(stderr);
+          if (done == n) std::fprintf(stderr, "\n");
+        },
+        static_cast<uint32_t>(jobs));
     const std::filesystem::path base = std::filesystem::path(out_dir) / fig->name;
     const std::string json_path = base.string() + ".json", png_path = base.string() + ".png";
     if (!write_file(base.string() + ".csv", r.to_csv()) || !write_file(json_path, r.to_json())) {
@@ -188,24 +200,23 @@ int cmd_repro(int argc, const char* const* argv) {
     }
     if (!json) print_comparison(r);
     for (const auto& c : r.comparisons) all_ok = all_ok && c.within;
-    if (!no_plot) {
-      // An argument vector, not a shell command: a quote or `$(...)` in a
-      // path is just a character of that path.
-      const std::vector<std::string> cmd = {python, plot_script, json_path, png_path};
-      std::string err;
-      const int rc = run_program(cmd, &err);
-      if (rc != 0) {
-        std::string shown;
-        for (const std::string& a : cmd) shown += (shown.empty() ? "" : " ") + cli::shell_quote(a);
-        std::fprintf(stderr, "latchwork: plotting failed (%s; needs python3-matplotlib; see scripts/bootstrap.sh): %s\n",
-                     err.empty() ? ("exit status " + std::to_string(rc)).c_str() : err.c_str(), shown.c_str());
-      }
-      else if (!json)
-        std::printf("wrote %s.{csv,json,png}\n", base.string().c_str());
+    plot_args.push_back(json_path);
+    plot_args.push_back(png_path);
+    pngs.push_back(png_path);
+    if (!json) std::printf("wrote %s.{csv,json}\n\n", base.string().c_str());
+  }
+  if (!no_plot) {
+    // An argument vector, not a shell command: a quote or `$(...)` in a
+    // path is just a character of that path.
+    std::string err;
+    const int rc = run_program(plot_args, &err);
+    if (rc != 0) {
+      std::fprintf(stderr, "latchwork: plotting failed (%s; needs python3-matplotlib; see scripts/bootstrap.sh): %s %s ...\n",
+                   err.empty() ? ("exit status " + std::to_string(rc)).c_str() : err.c_str(),
+                   cli::shell_quote(python).c_str(), cli::shell_quote(plot_script).c_str());
     } else if (!json) {
-      std::printf("wrote %s.{csv,json}\n", base.string().c_str());
+      for (const std::string& png : pngs) std::printf("drew %s\n", png.c_str());
     }
-    if (!json) std::printf("\n");
   }
   return strict && !all_ok ? kExitCheckFailed : kExitOk;
 }

@@ -11,10 +11,18 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def main() -> int:
-    if len(sys.argv) != 3:
-        print("usage: plot_repro.py RESULT.json OUT.png", file=sys.stderr)
+    # Pairs, so that `latchwork repro all` starts Python and matplotlib once.
+    args = sys.argv[1:]
+    if not args or len(args) % 2 != 0:
+        print("usage: plot_repro.py RESULT.json OUT.png [RESULT.json OUT.png ...]", file=sys.stderr)
         return 2
-    with open(sys.argv[1]) as f:
+    for i in range(0, len(args), 2):
+        draw(args[i], args[i + 1])
+    return 0
+
+
+def draw(result_path: str, png_path: str) -> None:
+    with open(result_path) as f:
         r = json.load(f)
     # One panel per point group ("panel"); one panel when the figure has none.
     panels = list(r.get("panels", []))
@@ -61,8 +69,8 @@ def main() -> int:
     else:
         axes[0][0].set_title(r["title"], fontsize=9)
     fig.tight_layout()
-    fig.savefig(sys.argv[2])
-    return 0
+    fig.savefig(png_path)
+    plt.close(fig)
 
 
 if __name__ == "__main__":

@@ -167,8 +167,11 @@ const char* repro_y_label(const ReproFigure& f);
 
 const std::vector<ReproFigure>& repro_figures();
 const ReproFigure* find_repro(const std::string& name);
-// Runs every point; `progress(i, n)` is called before each.
+// Runs every point, on up to `jobs` threads at once (0: one per core). Each
+// point is its own seeded simulation, so the results do not depend on `jobs`;
+// only wall_seconds does. `progress(done, n)` is called, one call at a time,
+// as points finish (and once with done = 0 before the first).
 ReproResult run_repro(const ReproFigure& f,
-                      const std::function<void(size_t, size_t)>& progress = {});
+                      const std::function<void(size_t, size_t)>& progress = {}, uint32_t jobs = 1);
 
 }  // namespace lw
