@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "latchwork/experiments/perf.h"
+#include "latchwork/bench/perf.h"
 #include "sections.h"
 
 namespace lw::bench {

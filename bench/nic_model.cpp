@@ -2,7 +2,7 @@
 // wall cost per simulated verb as compute nodes grow at equal work per node.
 #include <algorithm>
 
-#include "latchwork/experiments/perf.h"
+#include "latchwork/bench/perf.h"
 #include "latchwork/sim/sim_backend.h"
 #include "sections.h"
 

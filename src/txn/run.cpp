@@ -139,13 +139,13 @@ ClusterConfig txn_cluster(const DesignConfig& d, const std::string& nic_profile,
     c.nic.qp_policy = QpPolicy::kPerThreadQp;
   }
   if (d.smart_runtime) {
-    // SMART-HT's policies (experiments/hash_run.h apply_hash_table_preset).
+    // SMART-HT's policies (bench/hash_run.h apply_hash_table_preset).
     c.nic.qp_policy = QpPolicy::kPerThreadDoorbell;
     c.smart.throttling = true;
     c.smart.backoff = true;
     c.smart.dynamic_limit = true;
     c.smart.coroutine_throttling = true;
-    // And their clocks divided as hash runs do (experiments/hash_run.h
+    // And their clocks divided as hash runs do (bench/hash_run.h
     // kDefaultPolicyTimeDivisor): a simulated run lasts milliseconds.
     constexpr Nanos kPolicyTimeDivisor = 16;
     c.smart.delta_ns = std::max<Nanos>(1, c.smart.delta_ns / kPolicyTimeDivisor);

@@ -2,7 +2,7 @@
 // moves throughput the way docs/nic-model.md says it should.
 #include <gtest/gtest.h>
 
-#include "latchwork/experiments/perf.h"
+#include "latchwork/bench/perf.h"
 
 namespace lw {
 namespace {

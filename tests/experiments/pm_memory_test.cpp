@@ -4,7 +4,7 @@
 // the config round-trips and rejects bad values.
 #include <gtest/gtest.h>
 
-#include "latchwork/experiments/perf.h"
+#include "latchwork/bench/perf.h"
 
 namespace lw {
 namespace {

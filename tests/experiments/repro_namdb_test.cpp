@@ -7,7 +7,7 @@
 
 #include <set>
 
-#include "latchwork/experiments/repro.h"
+#include "latchwork/repro/repro.h"
 
 namespace lw {
 namespace {

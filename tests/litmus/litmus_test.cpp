@@ -3,7 +3,7 @@
 // never appear under any profile.
 #include <gtest/gtest.h>
 
-#include "latchwork/experiments/litmus.h"
+#include "latchwork/litmus/litmus.h"
 
 namespace lw {
 namespace {

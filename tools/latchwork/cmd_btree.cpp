@@ -6,8 +6,8 @@
 #include "cluster_flags.h"
 #include "commands.h"
 #include "latchwork/base/zipf.h"
-#include "latchwork/experiments/hash_run.h"
-#include "latchwork/experiments/sherman_run.h"
+#include "latchwork/bench/hash_run.h"
+#include "latchwork/bench/sherman_run.h"
 #include "plot_json.h"
 #include "process_flags.h"
 

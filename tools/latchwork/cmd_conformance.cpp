@@ -5,7 +5,7 @@
 
 #include "cluster_flags.h"
 #include "commands.h"
-#include "latchwork/experiments/conformance.h"
+#include "latchwork/conformance/conformance.h"
 
 namespace lw::tool {
 

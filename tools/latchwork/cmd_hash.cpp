@@ -4,7 +4,7 @@
 #include "cluster_flags.h"
 #include "process_flags.h"
 #include "commands.h"
-#include "latchwork/experiments/hash_run.h"
+#include "latchwork/bench/hash_run.h"
 
 namespace lw::tool {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "cluster_flags.h"
 #include "commands.h"
-#include "latchwork/experiments/perf.h"
+#include "latchwork/bench/perf.h"
 #include "list_flags.h"
 
 namespace lw::tool {

@@ -13,7 +13,7 @@
 
 #include "cluster_flags.h"
 #include "commands.h"
-#include "latchwork/experiments/repro.h"
+#include "latchwork/repro/repro.h"
 
 #ifndef LW_PLOT_SCRIPT
 #define LW_PLOT_SCRIPT "tools/plot/plot_repro.py"

@@ -5,7 +5,7 @@
 #include "cluster_flags.h"
 #include "commands.h"
 #include "report.h"
-#include "latchwork/experiments/torn_read.h"
+#include "latchwork/repro/jasny/torn_read.h"
 
 namespace lw::tool {
 namespace {

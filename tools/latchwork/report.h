@@ -1,8 +1,8 @@
 // Table rows shared by subcommands.
 #pragma once
 
-#include "latchwork/experiments/latch_counter.h"
-#include "latchwork/experiments/torn_read.h"
+#include "latchwork/repro/jasny/latch_counter.h"
+#include "latchwork/repro/jasny/torn_read.h"
 
 namespace lw::tool {
 

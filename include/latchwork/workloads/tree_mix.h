@@ -1,6 +1,6 @@
 // The B+Tree workloads (Sherman Table 3, SMART §6.2.1): the operation mixes,
 // and the key set they draw from, loaded keys spread over [1, 2^63). Run by
-// run_sherman (experiments/sherman_run.h).
+// run_sherman (bench/sherman_run.h).
 #pragma once
 
 #include <cstdint>

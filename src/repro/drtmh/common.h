@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "latchwork/experiments/repro_txn.h"
+#include "latchwork/repro/repro_txn.h"
 
 namespace lw::drtmh {
 

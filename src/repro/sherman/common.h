@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "latchwork/experiments/repro.h"
-#include "latchwork/experiments/sherman_run.h"
+#include "latchwork/repro/repro.h"
+#include "latchwork/bench/sherman_run.h"
 
 namespace lw::sherman_repro {
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "latchwork/experiments/hash_run.h"
-#include "latchwork/experiments/repro.h"
+#include "latchwork/bench/hash_run.h"
+#include "latchwork/repro/repro.h"
 
 namespace lw::smart_repro {
 

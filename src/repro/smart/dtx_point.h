@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "latchwork/experiments/repro_txn.h"
+#include "latchwork/repro/repro_txn.h"
 
 namespace lw {
 

@@ -1,11 +1,11 @@
 // Reproductions of Jasny et al.'s disaggregated-DBMS experiments on the NIC
 // model: NAM-DB vs NAM-DB++ (§3.5, Fig. 10) and OPT-DB (§4.6, Fig. 16). The
 // NAM-DB stand-in is the remote tuple store (structures/tuple_store.h) under
-// the tuple workload (experiments/tuple_workload.h): 4 compute and 4 memory
+// the tuple workload (repro/jasny/tuple_workload.h): 4 compute and 4 memory
 // (storage) nodes, tuples spread round-robin over the memory nodes, keys
 // uniform or Zipf. The x axis is the Zipf parameter (0 = uniform); each
 // series is one (tuple size or worker count, workload, system) triple.
-#include "latchwork/experiments/repro.h"
+#include "latchwork/repro/repro.h"
 
 namespace lw {
 namespace {

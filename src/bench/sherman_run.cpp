@@ -1,5 +1,5 @@
 // The B+Tree experiment (sherman_run.h): Sherman §5, SMART §6.2.3.
-#include "latchwork/experiments/sherman_run.h"
+#include "latchwork/bench/sherman_run.h"
 
 #include <algorithm>
 #include <atomic>
@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #include "latchwork/backends.h"
-#include "latchwork/experiments/hash_run.h"
+#include "latchwork/bench/hash_run.h"
 #include "latchwork/runtime/op_stats.h"
 #include "run_common.h"
 #include "latchwork/runtime/smart.h"

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "latchwork/config/cluster_config.h"
-#include "latchwork/experiments/btree_workload.h"
-#include "latchwork/experiments/hash_run.h"
-#include "latchwork/experiments/perf.h"
-#include "latchwork/experiments/sherman_run.h"
-#include "latchwork/experiments/tuple_workload.h"
+#include "latchwork/repro/jasny/btree_workload.h"
+#include "latchwork/bench/hash_run.h"
+#include "latchwork/bench/perf.h"
+#include "latchwork/bench/sherman_run.h"
+#include "latchwork/repro/jasny/tuple_workload.h"
 #include "latchwork/txn/run.h"
 #include "latchwork/workloads/lock_table.h"
 #include "latchwork/workloads/oltp.h"

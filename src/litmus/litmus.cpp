@@ -1,4 +1,4 @@
-#include "latchwork/experiments/litmus.h"
+#include "latchwork/litmus/litmus.h"
 
 #include <algorithm>
 #include <array>

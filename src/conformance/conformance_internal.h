@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "latchwork/backends.h"
-#include "latchwork/experiments/conformance.h"
+#include "latchwork/conformance/conformance.h"
 
 namespace lw::conformance {
 

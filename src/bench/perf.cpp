@@ -1,4 +1,4 @@
-#include "latchwork/experiments/perf.h"
+#include "latchwork/bench/perf.h"
 
 #include <algorithm>
 #include <cstdio>

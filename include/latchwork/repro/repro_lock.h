@@ -2,7 +2,7 @@
 // a repro figure (ReproPoint::lock_table) and their run.
 #pragma once
 
-#include "latchwork/experiments/repro.h"
+#include "latchwork/repro/repro.h"
 
 namespace lw {
 

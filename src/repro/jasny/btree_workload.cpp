@@ -1,6 +1,6 @@
 // The B-tree workload: bulk load, then timed lookups (and inserts) of
 // uniform random keys by every compute coroutine.
-#include "latchwork/experiments/btree_workload.h"
+#include "latchwork/repro/jasny/btree_workload.h"
 
 #include <atomic>
 #include <algorithm>

@@ -7,7 +7,7 @@
 
 #include "latchwork/backends.h"
 #include "latchwork/base/zipf.h"
-#include "latchwork/experiments/sherman_run.h"
+#include "latchwork/bench/sherman_run.h"
 #include "latchwork/runtime/smart.h"
 
 namespace lw {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "latchwork/config/cluster_config.h"
-#include "latchwork/experiments/perf.h"
+#include "latchwork/bench/perf.h"
 #include "latchwork/structures/sherman/tree.h"
 #include "latchwork/workloads/tree_mix.h"
 

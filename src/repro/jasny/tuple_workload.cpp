@@ -1,4 +1,4 @@
-#include "latchwork/experiments/tuple_workload.h"
+#include "latchwork/repro/jasny/tuple_workload.h"
 
 #include <cstring>
 #include <mutex>

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "latchwork/config/cluster_config.h"
-#include "latchwork/experiments/perf.h"
+#include "latchwork/bench/perf.h"
 #include "latchwork/workloads/ycsb.h"
 
 namespace lw {

@@ -1,10 +1,10 @@
-#include "latchwork/experiments/flip_table.h"
+#include "latchwork/repro/jasny/flip_table.h"
 
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "latchwork/experiments/tuple_workload.h"
+#include "latchwork/repro/jasny/tuple_workload.h"
 
 namespace lw {
 namespace {

@@ -9,7 +9,7 @@
 #include <memory>
 #include <set>
 
-#include "latchwork/experiments/litmus.h"
+#include "latchwork/litmus/litmus.h"
 
 namespace lw {
 namespace {

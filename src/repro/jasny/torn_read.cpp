@@ -1,4 +1,4 @@
-#include "latchwork/experiments/torn_read.h"
+#include "latchwork/repro/jasny/torn_read.h"
 
 #include <atomic>
 #include <cstring>

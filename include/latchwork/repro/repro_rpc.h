@@ -4,7 +4,7 @@
 // by run_rpc_point() (the generic perf driver has no RPC loop).
 #pragma once
 
-#include "latchwork/experiments/repro.h"
+#include "latchwork/repro/repro.h"
 
 namespace lw {
 

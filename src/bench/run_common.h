@@ -1,7 +1,7 @@
 // Pieces the structure runners (hash_run.cpp, sherman_run.cpp) share: the
 // latency percentiles they report, the seed of each process of a
 // multi-process run, and the PerfResult fields every runner fills the same
-// way. Internal to src/experiments.
+// way. Internal to src/bench.
 #pragma once
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "latchwork/base/random.h"
-#include "latchwork/experiments/perf.h"
+#include "latchwork/bench/perf.h"
 
 namespace lw::run_common {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "latchwork/experiments/repro.h"
+#include "latchwork/repro/repro.h"
 
 namespace lw {
 

@@ -1,4 +1,4 @@
-#include "latchwork/experiments/hash_run.h"
+#include "latchwork/bench/hash_run.h"
 
 #include <algorithm>
 #include <chrono>

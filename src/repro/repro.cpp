@@ -1,7 +1,7 @@
-#include "latchwork/experiments/repro.h"
-#include "latchwork/experiments/repro_lock.h"
-#include "latchwork/experiments/repro_rpc.h"
-#include "latchwork/experiments/repro_txn.h"
+#include "latchwork/repro/repro.h"
+#include "latchwork/repro/repro_lock.h"
+#include "latchwork/repro/repro_rpc.h"
+#include "latchwork/repro/repro_txn.h"
 
 #include <algorithm>
 #include <atomic>
@@ -214,15 +214,15 @@ ReproFigure sherman_fig3() {
 
 }  // namespace
 
-// Jasny §3.4 and §4.5 (src/experiments/repro_sync.cpp).
+// Jasny §3.4 and §4.5 (src/repro/jasny/sync.cpp).
 ReproFigure jasny_fig8();
 ReproFigure jasny_fig9();
 ReproFigure jasny_fig14();
 ReproFigure jasny_fig15();
-// Jasny §3.5 and §4.6, Figs. 10 and 16 (src/experiments/repro_namdb.cpp).
+// Jasny §3.5 and §4.6, Figs. 10 and 16 (src/repro/jasny/namdb.cpp).
 ReproFigure jasny_fig10();
 ReproFigure jasny_fig16();
-// Jasny §4, Fig. 11 (src/experiments/repro_btree.cpp).
+// Jasny §4, Fig. 11 (src/repro/jasny/btree.cpp).
 ReproFigure jasny_fig11();
 ReproFigure jasny_fig18();
 ReproFigure jasny_fig22();

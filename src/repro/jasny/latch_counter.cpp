@@ -1,4 +1,4 @@
-#include "latchwork/experiments/latch_counter.h"
+#include "latchwork/repro/jasny/latch_counter.h"
 
 #include <atomic>
 #include <cstdio>
