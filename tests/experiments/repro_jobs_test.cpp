@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "latchwork/experiments/repro.h"
+#include "latchwork/repro/repro.h"
 
 namespace lw {
 namespace {
