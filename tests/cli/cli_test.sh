@@ -120,6 +120,11 @@ for ext in csv json; do
   [ -s "$tmp/repro/jasny-fig4.$ext" ] || { echo "FAIL: repro wrote no $ext"; fail=1; }
 done
 grep -q "fitted" "$tmp/out" || { echo "FAIL: repro prints no paper comparison"; fail=1; }
+expect_exit 2 "repro --jobs out of range" -- "$lw" repro jasny-fig4 --no-plot --jobs 1000 --out "$tmp/repro-bad"
+[ -e "$tmp/repro-bad" ] && { echo "FAIL: repro with a bad --jobs wrote results"; fail=1; }
+# Points on several threads: the same CSV.
+expect_exit 0 "repro fig4 --jobs 3" -- "$lw" repro jasny-fig4 --no-plot --jobs 3 --out "$tmp/repro3"
+cmp -s "$tmp/repro/jasny-fig4.csv" "$tmp/repro3/jasny-fig4.csv" || { echo "FAIL: repro --jobs 3 changed the results"; fail=1; }
 
 # latchwork check: negative controls caught with their cause, correct schemes clean.
 expect_exit 0 "check list" -- "$lw" check --list
