@@ -45,27 +45,26 @@ void SimBackend::Impl::prefetch_next() {
   // memory, so both overlap with the current event's work.
   // A small agenda's ops and memory stay in cache: nothing to gain there.
   if (events.size() < 512) return;
-  sim::Event peeked;
-  if (!events.peek_near(&peeked)) return;
-  const sim::Event* next = &peeked;
-  switch (next->kind) {
+  sim::Event next;
+  if (!events.peek_near(&next)) return;
+  switch (next.kind) {
     case EventKind::kReadLines:
     case EventKind::kWriteLine:
     case EventKind::kAtomicRead:
     case EventKind::kAtomicWriteBack: {
-      const Op* op = static_cast<const Op*>(next->target);
+      const Op* op = static_cast<const Op*>(next.target);
       __builtin_prefetch(op->wr);
       if (op->target != nullptr) __builtin_prefetch(op->target);
       break;
     }
     case EventKind::kComplete: {
-      const Op* op = static_cast<const Op*>(next->target);
+      const Op* op = static_cast<const Op*>(next.target);
       __builtin_prefetch(op->qp);
       __builtin_prefetch(op->waiter);
       break;
     }
     default:
-      __builtin_prefetch(next->target);
+      __builtin_prefetch(next.target);
       break;
   }
 }
