@@ -38,7 +38,9 @@ class EventQueue {
 
   // Events are never scheduled before the last one popped: the clock only
   // moves forward.
-  void push(Nanos time, EventKind kind, void* target, uint32_t arg = 0) {
+  // Always inlined, with what it calls: a call's register saves cost as much
+  // as the push itself.
+  [[gnu::always_inline]] void push(Nanos time, EventKind kind, void* target, uint32_t arg = 0) {
     LW_CHECK_MSG(time >= floor_, "an event was scheduled in the past");
     const uint64_t seq = next_seq_++;
     ++size_;
@@ -61,7 +63,7 @@ class EventQueue {
     return true;
   }
 
-  Event pop() {
+  [[gnu::always_inline]] Event pop() {
     LW_CHECK(size_ > 0);
     if (!near_.any()) enter_block(next_.any() ? next_block() : far_.top().time >> kBits);
     const uint32_t slot = near_.first();
@@ -137,7 +139,7 @@ class EventQueue {
 
   static Event event_of(const Node& n, Nanos time) { return Event{time, n.seq, n.target, n.arg, n.kind}; }
 
-  uint32_t new_node(Nanos time, uint64_t seq, void* target, uint32_t arg, EventKind kind) {
+  [[gnu::always_inline]] uint32_t new_node(Nanos time, uint64_t seq, void* target, uint32_t arg, EventKind kind) {
     uint32_t index = free_;
     if (index != kNil) {
       free_ = nodes_[index].next;
@@ -155,7 +157,8 @@ class EventQueue {
     return index;
   }
 
-  static void append(Fifo& f, Bits& bits, uint32_t i, std::vector<Node>& nodes, uint32_t index) {
+  [[gnu::always_inline]] static void append(Fifo& f, Bits& bits, uint32_t i, std::vector<Node>& nodes,
+                                            uint32_t index) {
     nodes[index].next = kNil;
     if (bits.test(i)) {
       nodes[f.tail].next = index;
@@ -167,7 +170,7 @@ class EventQueue {
   }
 
   // Files node `index` (time `time`, within level 2's reach) in its level.
-  void place(Nanos time, uint32_t index) {
+  [[gnu::always_inline]] void place(Nanos time, uint32_t index) {
     const uint64_t block = time >> kBits;
     if (block == block_) {
       append(slots_[time & kMask], near_, static_cast<uint32_t>(time & kMask), nodes_, index);

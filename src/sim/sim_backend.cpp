@@ -19,7 +19,8 @@ SimBackend::Impl::Impl(const ClusterConfig& c)
     : cfg(c), sem(cfg.semantics), rng(c.seed) {
   std::string err = cfg.validate();
   LW_CHECK_MSG(err.empty(), "invalid cluster config: " + err);
-  timing = make_timing_model(cfg);
+  set_timing(make_timing_model(cfg));
+  if (cfg.network.programmable_switch.optimistic_latching()) watched_switch = cfg.switch_node();
   event_limit = cfg.budget.max_events;
   for (uint32_t m = 0; m < cfg.memory_nodes; ++m)
     memory.push_back(std::make_unique<sim::MemoryNode>(cfg.memory_node_bytes, cfg.device_memory_bytes));
@@ -59,7 +60,7 @@ const ClusterConfig& SimBackend::config() const { return impl_->cfg; }
 
 void SimBackend::set_timing_model(std::unique_ptr<TimingModel> model) {
   LW_CHECK(!impl_->ran && model);
-  impl_->timing = std::move(model);
+  impl_->set_timing(std::move(model));
 }
 
 void SimBackend::set_event_limit(uint64_t limit) { impl_->event_limit = limit; }
@@ -274,45 +275,6 @@ RunStats SimBackend::run() {
   return stats;
 }
 
-void SimBackend::Impl::dispatch(const Event& e) {
-  prefetch_next();
-  if (verb_trace != nullptr) [[unlikely]] note_access(e);
-  switch (e.kind) {
-    case EventKind::kReadLines: on_read_lines(static_cast<sim::Op*>(e.target), e.arg); break;
-    case EventKind::kWriteLine: on_write_line(static_cast<sim::Op*>(e.target), e.arg); break;
-    case EventKind::kAtomicRead: on_atomic_read(static_cast<sim::Op*>(e.target)); break;
-    case EventKind::kAtomicWriteBack: on_atomic_write_back(static_cast<sim::Op*>(e.target)); break;
-    case EventKind::kComplete: on_complete(static_cast<sim::Op*>(e.target)); break;
-    case EventKind::kCpuAccess: on_cpu_access(static_cast<Coroutine*>(e.target)); break;
-    case EventKind::kDeviceOp: on_device_op(static_cast<sim::Op*>(e.target)); break;
-    case EventKind::kSwitchRequest: on_switch_request(static_cast<sim::Op*>(e.target)); break;
-    case EventKind::kSwitchResponse: on_switch_response(static_cast<sim::Op*>(e.target)); break;
-    case EventKind::kSwitchDuplicate: on_switch_duplicate(e.arg); break;
-    case EventKind::kRpcArrive: on_rpc_arrive(static_cast<sim::RpcMsg*>(e.target)); break;
-    case EventKind::kRpcServe: on_rpc_serve(static_cast<sim::RpcMsg*>(e.target)); break;
-    case EventKind::kRpcDone: on_rpc_done(static_cast<sim::RpcMsg*>(e.target)); break;
-    case EventKind::kRpcReply: on_rpc_reply(static_cast<sim::RpcMsg*>(e.target)); break;
-    case EventKind::kWake: {
-      auto* c = static_cast<Coroutine*>(e.target);
-      make_ready(c, c->resume_point);
-      break;
-    }
-    case EventKind::kThreadRun: {
-      auto* t = static_cast<Thread*>(e.target);
-      t->run_scheduled = false;
-      LW_CHECK(!t->ready.empty());
-      Coroutine* c = t->ready.front();
-      t->ready.pop_front();
-      run_now(c);
-      if (!t->ready.empty()) {
-        t->run_scheduled = true;
-        events.push(std::max(now, t->cpu_free_at), EventKind::kThreadRun, t);
-      }
-      break;
-    }
-  }
-}
-
 void SimBackend::Impl::make_ready(Coroutine* c, std::coroutine_handle<> h) {
   LW_CHECK(h && !c->finished);
   c->resume_point = h;
@@ -333,7 +295,7 @@ void SimBackend::Impl::make_ready(Coroutine* c, std::coroutine_handle<> h) {
 void SimBackend::Impl::run_now(Coroutine* c) {
   Thread* t = c->thread;
   t->running = true;
-  t->cur = std::max(now, t->cpu_free_at) + timing->poll_cpu();
+  t->cur = std::max(now, t->cpu_free_at) + timing_poll_cpu();
   std::coroutine_handle<> h = std::exchange(c->resume_point, {});
   h.resume();
   t->running = false;

@@ -23,8 +23,7 @@ using sim::NodeKind;
 using sim::Op;
 using sim::SwitchPacket;
 
-NodeId SimBackend::Impl::qp_node_for(NodeId node, const WorkRequest& wr) const {
-  if (node != cfg.switch_node() || !cfg.network.programmable_switch.optimistic_latching()) return node;
+NodeId SimBackend::Impl::switch_qp_node(NodeId node, const WorkRequest& wr) const {
   uint32_t map;
   uint64_t i;
   if (sw.version_at(wr.remote, &map, &i)) return sw.maps[map].tuples.node();

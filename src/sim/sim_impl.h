@@ -164,13 +164,15 @@ struct SimBackend::Impl {
   // --- requester and responder (sim_ops.cpp) ---
   bool submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter);
   void schedule(sim::Op* op, Nanos posted);
-  void on_read_lines(sim::Op* op, uint32_t line);
-  void on_write_line(sim::Op* op, uint32_t line);
+  // The handlers of the common events inline into dispatch (all three in
+  // sim_ops.cpp, their only caller).
+  [[gnu::always_inline]] inline void on_read_lines(sim::Op* op, uint32_t line);
+  [[gnu::always_inline]] inline void on_write_line(sim::Op* op, uint32_t line);
   // write_payload_late: the NIC DMA-reads line `line` of a WRITE's source.
   void on_write_fetch(sim::Op* op, uint32_t line);
-  void on_atomic_read(sim::Op* op);
-  void on_atomic_write_back(sim::Op* op);
-  void on_complete(sim::Op* op);
+  [[gnu::always_inline]] inline void on_atomic_read(sim::Op* op);
+  [[gnu::always_inline]] inline void on_atomic_write_back(sim::Op* op);
+  [[gnu::always_inline]] inline void on_complete(sim::Op* op);
   void on_cpu_access(sim::Coroutine* c);
 
   // --- two-sided RPC (sim_rpc.cpp) ---
@@ -187,7 +189,10 @@ struct SimBackend::Impl {
   // --- the programmable switch and the SmartNIC (sim_devices.cpp) ---
   // The memory node whose queue pair carries a request to `node` (a version
   // register travels on its tuple's storage QP), or `node` itself.
-  NodeId qp_node_for(NodeId node, const WorkRequest& wr) const;
+  NodeId qp_node_for(NodeId node, const WorkRequest& wr) const {
+    return node == watched_switch ? switch_qp_node(node, wr) : node;
+  }
+  NodeId switch_qp_node(NodeId node, const WorkRequest& wr) const;
   void schedule_on_device(sim::Op* op, Nanos posted);
   void on_device_op(sim::Op* op);
   // A request to a memory node under the §5.5 program: classifies it and
@@ -221,8 +226,9 @@ struct SimBackend::Impl {
   void log_partial_fetch(sim::MemoryNode& m, const sim::Op* read, uint64_t lo, uint64_t hi);
   void release_atomic_unit(sim::MemoryNode& m, uint64_t word, const sim::Op* op);
   void schedule_atomic(sim::MemoryNode& m, sim::Op* op, bool device, Nanos earliest);
-  sim::Op* new_op();
-  void free_op(sim::Op* op);
+  // Inline (below): once per verb each.
+  inline sim::Op* new_op();
+  inline void free_op(sim::Op* op);
 
   // --- liveness and the verb trace (sim_tracking.cpp); they only read ---
   void note_completion(sim::Op* op);  // every completion, before free_op
@@ -236,6 +242,35 @@ struct SimBackend::Impl {
   ClusterConfig cfg;
   const Semantics& sem;
   std::unique_ptr<TimingModel> timing;
+  // The same model when it is the simple one (a final class): the hot paths
+  // call it directly, so its small functions inline instead of going through
+  // the vtable (about 7 virtual calls per verb otherwise).
+  SimpleTimingModel* simple_timing = nullptr;
+  void set_timing(std::unique_ptr<TimingModel> m) {
+    timing = std::move(m);
+    simple_timing = dynamic_cast<SimpleTimingModel*>(timing.get());
+  }
+  Nanos timing_post_batch(const WrRoute& r, const WorkRequest* wrs, uint32_t n, Nanos cpu) {
+    return simple_timing ? simple_timing->post_batch(r, wrs, n, cpu) : timing->post_batch(r, wrs, n, cpu);
+  }
+  Nanos timing_poll_cpu() { return simple_timing ? simple_timing->poll_cpu() : timing->poll_cpu(); }
+  Nanos timing_request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted) {
+    return simple_timing ? simple_timing->request_path(r, wr, posted, rng)
+                         : timing->request_path(r, wr, posted, rng);
+  }
+  Nanos timing_response_path(const WrRoute& r, const WorkRequest& wr, Nanos done) {
+    return simple_timing ? simple_timing->response_path(r, wr, done, rng)
+                         : timing->response_path(r, wr, done, rng);
+  }
+  AccessTimes timing_access(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) {
+    return simple_timing ? simple_timing->access(r, wr, device, start) : timing->access(r, wr, device, start);
+  }
+  AccessTimes timing_atomic(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) {
+    return simple_timing ? simple_timing->atomic(r, wr, device, start) : timing->atomic(r, wr, device, start);
+  }
+  void timing_completed(const WrRoute& r) {
+    if (!simple_timing) timing->completed(r);  // the simple model keeps no count
+  }
   Rng rng;
   TraceHash trace;
   sim::EventQueue events;
@@ -254,6 +289,8 @@ struct SimBackend::Impl {
   bool ran = false;
   RelaxationLog* log = nullptr;  // records weak behaviours; never decides anything
   sim::SwitchState sw;           // the programmable switch's data plane (if any)
+  // The switch's node while it runs the §5.5 program (qp_node_for), else kNoNode.
+  NodeId watched_switch = ClusterConfig::kNoNode;
   sim::RpcState rpc;             // handlers, polling cores and calls in flight
   // Liveness (sim_backend.h): all only read the simulation.
   const Nanos* watch_progress = nullptr;  // the watchdog, when set
@@ -296,4 +333,21 @@ struct Coroutine final : WorkerPort {
 };
 
 }  // namespace sim
+
+inline sim::Op* SimBackend::Impl::new_op() {
+  if (op_pool.empty()) return op_store.emplace_back(std::make_unique<sim::Op>()).get();
+  sim::Op* op = op_pool.back();
+  op_pool.pop_back();
+  return op;
+}
+
+inline void SimBackend::Impl::free_op(sim::Op* op) {
+  op->waiter = nullptr;
+  op->target = nullptr;
+  op->has_window = false;
+  op->staged_read = false;
+  op->sw = sim::SwitchPacket::kNone;
+  op_pool.emplace_back(op);
+}
+
 }  // namespace lw

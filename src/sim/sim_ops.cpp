@@ -32,13 +32,6 @@ void line_range(const WorkRequest& wr, uint32_t i, uint64_t* lo, uint64_t* hi) {
 }
 }  // namespace
 
-Op* SimBackend::Impl::new_op() {
-  if (op_pool.empty()) return op_store.emplace_back(std::make_unique<Op>()).get();
-  Op* op = op_pool.back();
-  op_pool.pop_back();
-  return op;
-}
-
 void SimBackend::Impl::prefetch_next() {
   // With thousands of requests in flight, the next event's op and the node
   // memory it touches are rarely in cache: load the op now and prefetch the
@@ -69,15 +62,6 @@ void SimBackend::Impl::prefetch_next() {
   }
 }
 
-void SimBackend::Impl::free_op(Op* op) {
-  op->waiter = nullptr;
-  op->target = nullptr;
-  op->has_window = false;
-  op->staged_read = false;
-  op->sw = sim::SwitchPacket::kNone;
-  op_pool.emplace_back(op);
-}
-
 bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
                               std::coroutine_handle<> waiter) {
   LW_CHECK(n > 0 && c->thread->running);
@@ -98,11 +82,12 @@ bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
   t->route.memory_node = qp_node;
   timing->set_horizon(now);
   // The batch's WQEs are written and one doorbell rung before the NIC sees any.
-  t->cur = timing->post_batch(t->route, wrs, n, t->cur);
+  t->cur = timing_post_batch(t->route, wrs, n, t->cur);
   const Nanos posted = t->cur;
   for (uint32_t i = 0; i < n; ++i) {
-    LW_CHECK_MSG(wrs[i].remote.node() == node, "one submission goes to one memory node");
-    LW_CHECK_MSG(qp_node_for(node, wrs[i]) == qp_node, "one submission uses one queue pair");
+    // The first request chose the node and the queue pair.
+    LW_CHECK_MSG(i == 0 || wrs[i].remote.node() == node, "one submission goes to one memory node");
+    LW_CHECK_MSG(i == 0 || qp_node_for(node, wrs[i]) == qp_node, "one submission uses one queue pair");
     Op* op = new_op();
     op->id = next_op_id++;
     op->qp = &qp;
@@ -146,7 +131,7 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
   if (watched) switch_forwarded(op);
   ++verbs;
   ++qp.outstanding;
-  const Nanos arrive = std::max(timing->request_path(op->route, wr, posted, rng), qp.last_arrival);
+  const Nanos arrive = std::max(timing_request_path(op->route, wr, posted), qp.last_arrival);
   qp.last_arrival = arrive;
 
   Status s = m.mem.check(wr);
@@ -178,7 +163,7 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
       op->staged_read = true;
       Nanos floor = qp.writes_done + 1;  // nothing overtakes a WRITE or atomic
       if (!sem.reads_unordered) floor = std::max(floor, qp.reads_done + 1);
-      const AccessTimes at = timing->access(op->route, wr, device, e);
+      const AccessTimes at = timing_access(op->route, wr, device, e);
       // The model's fetch interval, or the contract's window when it has none.
       const Nanos spread = at.end > at.begin ? at.end - at.begin : sem.read_spread_ns;
       const Nanos base = at.end > at.begin ? at.begin : at.end;
@@ -208,7 +193,7 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
       Nanos floor = qp.writes_done + 1;  // WRITEs land in posting order
       if (!sem.read_overtaken) floor = std::max(floor, qp.reads_done + 1);
       if (wr.opcode == Opcode::kWrite) {
-        const AccessTimes at = timing->access(op->route, wr, device, e);
+        const AccessTimes at = timing_access(op->route, wr, device, e);
         const Nanos first = std::max(at.begin, floor);
         const Nanos last = std::max(at.end, first);
         // write_payload_late: the NIC reads each line of the source at a
@@ -249,7 +234,7 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
       qp.writes_done = std::max(qp.writes_done, done);
     }
   }
-  Nanos completion = std::max(timing->response_path(op->route, wr, done, rng), qp.last_completion + 1);
+  Nanos completion = std::max(timing_response_path(op->route, wr, done), qp.last_completion + 1);
   if (watched && s == Status::kOk) completion = switch_watch(op, posted, arrive, done, completion);
   qp.last_completion = completion;
   events.push(completion, EventKind::kComplete, op);
@@ -257,12 +242,12 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
 
 void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, Nanos e) {
   const WorkRequest& wr = *op->wr;
-  AccessTimes at = timing->atomic(op->route, wr, device, e);
+  AccessTimes at = timing_atomic(op->route, wr, device, e);
   op->booked = at;
   // Whatever the model does, atomics on one word never overlap (the contract:
   // NIC atomics are atomic against each other).
   const uint64_t word = wr.remote.offset();
-  const Nanos* busy = m.atomic_busy_until.find(word);
+  Nanos* busy = m.atomic_busy_until.find(word);
   if (busy != nullptr && *busy > at.begin) {
     const Nanos shift = *busy - at.begin;
     at.begin += shift;
@@ -277,7 +262,8 @@ void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, 
   op->has_window = at.end > at.begin;
   events.push(at.begin, EventKind::kAtomicRead, op);
   if (op->has_window) events.push(at.end, EventKind::kAtomicWriteBack, op);
-  m.atomic_busy_until[word] = at.end;
+  // `busy` is still valid: nothing touched the map since the lookup.
+  if (busy != nullptr) *busy = at.end; else m.atomic_busy_until.emplace(word, at.end);
 }
 
 void SimBackend::Impl::on_read_lines(Op* op, uint32_t line) {
@@ -403,7 +389,7 @@ void SimBackend::Impl::release_atomic_unit(sim::MemoryNode& m, uint64_t word, co
 void SimBackend::Impl::on_complete(Op* op) {
   LW_CHECK(op->qp->outstanding > 0);
   --op->qp->outstanding;
-  timing->completed(op->route);
+  timing_completed(op->route);
   if (op->staged_read) {
     // The READ response arrives: only now does the requester see the data.
     std::memcpy(op->wr->local, op->payload.data(), op->wr->length);
@@ -441,6 +427,46 @@ void SimBackend::Impl::on_cpu_access(sim::Coroutine* c) {
     note_store(m, off, off + kWord, sem.atomic_loses_cpu,
                {c->worker.placement(), kind, op.addr, 8, now});
   make_ready(c, c->resume_point);
+}
+
+// Here, beside the handlers it calls, so they inline into it.
+void SimBackend::Impl::dispatch(const sim::Event& e) {
+  prefetch_next();
+  if (verb_trace != nullptr) [[unlikely]] note_access(e);
+  switch (e.kind) {
+    case EventKind::kReadLines: on_read_lines(static_cast<sim::Op*>(e.target), e.arg); break;
+    case EventKind::kWriteLine: on_write_line(static_cast<sim::Op*>(e.target), e.arg); break;
+    case EventKind::kAtomicRead: on_atomic_read(static_cast<sim::Op*>(e.target)); break;
+    case EventKind::kAtomicWriteBack: on_atomic_write_back(static_cast<sim::Op*>(e.target)); break;
+    case EventKind::kComplete: on_complete(static_cast<sim::Op*>(e.target)); break;
+    case EventKind::kCpuAccess: on_cpu_access(static_cast<sim::Coroutine*>(e.target)); break;
+    case EventKind::kDeviceOp: on_device_op(static_cast<sim::Op*>(e.target)); break;
+    case EventKind::kSwitchRequest: on_switch_request(static_cast<sim::Op*>(e.target)); break;
+    case EventKind::kSwitchResponse: on_switch_response(static_cast<sim::Op*>(e.target)); break;
+    case EventKind::kSwitchDuplicate: on_switch_duplicate(e.arg); break;
+    case EventKind::kRpcArrive: on_rpc_arrive(static_cast<sim::RpcMsg*>(e.target)); break;
+    case EventKind::kRpcServe: on_rpc_serve(static_cast<sim::RpcMsg*>(e.target)); break;
+    case EventKind::kRpcDone: on_rpc_done(static_cast<sim::RpcMsg*>(e.target)); break;
+    case EventKind::kRpcReply: on_rpc_reply(static_cast<sim::RpcMsg*>(e.target)); break;
+    case EventKind::kWake: {
+      auto* c = static_cast<sim::Coroutine*>(e.target);
+      make_ready(c, c->resume_point);
+      break;
+    }
+    case EventKind::kThreadRun: {
+      auto* t = static_cast<sim::Thread*>(e.target);
+      t->run_scheduled = false;
+      LW_CHECK(!t->ready.empty());
+      sim::Coroutine* c = t->ready.front();
+      t->ready.pop_front();
+      run_now(c);
+      if (!t->ready.empty()) {
+        t->run_scheduled = true;
+        events.push(std::max(now, t->cpu_free_at), EventKind::kThreadRun, t);
+      }
+      break;
+    }
+  }
 }
 
 }  // namespace lw

@@ -36,9 +36,13 @@ uint64_t seen_value(const Op& op) {
   if (wr.status != Status::kOk) return 0;
   uint64_t v = 0;
   const size_t n = std::min<size_t>(wr.length, sizeof v);
-  if (wr.opcode == Opcode::kRead && wr.local != nullptr) std::memcpy(&v, wr.local, n);
+  const void* src = nullptr;
+  if (wr.opcode == Opcode::kRead) src = wr.local;
   // A WRITE's source may be gone (unsignaled posts): use the NIC's copy.
-  if (wr.opcode == Opcode::kWrite && op.payload.size() >= n) std::memcpy(&v, op.payload.data(), n);
+  if (wr.opcode == Opcode::kWrite && op.payload.size() >= n) src = op.payload.data();
+  if (src == nullptr) return 0;
+  // A fixed-size copy is one load; a variable one is a library call.
+  if (n == sizeof v) std::memcpy(&v, src, sizeof v); else std::memcpy(&v, src, n);
   return v;
 }
 

@@ -4,24 +4,6 @@
 #include "nic_model.h"
 
 namespace lw {
-namespace {
-// Header bytes of a request or response packet (BTH + RETH/AETH, roughly).
-constexpr uint64_t kHeaderBytes = 40;
-}  // namespace
-
-Nanos SimpleTimingModel::request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted,
-                                      Rng& rng) {
-  if (loopback(r)) return posted + c_.pcie_ns + rng.below(c_.jitter_ns + 1);
-  uint64_t bytes = kHeaderBytes + (wr.opcode == Opcode::kWrite ? wr.length : 8);
-  return posted + c_.one_way_ns + wire(bytes) + rng.below(c_.jitter_ns + 1);
-}
-
-Nanos SimpleTimingModel::response_path(const WrRoute& r, const WorkRequest& wr, Nanos done,
-                                       Rng& rng) {
-  if (loopback(r)) return done + c_.pcie_ns + rng.below(c_.jitter_ns + 1);
-  uint64_t bytes = kHeaderBytes + (wr.opcode == Opcode::kRead ? wr.length : 8);
-  return done + c_.one_way_ns + wire(bytes) + rng.below(c_.jitter_ns + 1);
-}
 
 Nanos SimpleTimingModel::pm_ns(const WorkRequest& wr) const {
   if (!m_.pm()) return 0;

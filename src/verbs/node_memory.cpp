@@ -44,25 +44,6 @@ NodeMemory::Mapping::~Mapping() {
   if (base_ != nullptr) munmap(base_, bytes_);
 }
 
-Status NodeMemory::check_access(uint64_t host_bytes, uint64_t device_bytes, uint64_t offset,
-                                uint64_t length, bool atomic) {
-  if (length == 0 || length > kMaxTransferBytes) return Status::kBadLength;
-  if (atomic && offset % 8 != 0) return Status::kMisaligned;
-  uint64_t begin, end;
-  if (offset >= kReservedBytes && offset < host_bytes) {
-    begin = kReservedBytes;
-    end = host_bytes;
-  } else if (offset >= kDeviceBase && offset < kDeviceBase + device_bytes) {
-    begin = kDeviceBase;
-    end = kDeviceBase + device_bytes;
-  } else {
-    return Status::kUnregistered;
-  }
-  (void)begin;
-  if (length > end - offset) return Status::kOutOfBounds;
-  return Status::kOk;
-}
-
 void NodeMemory::host_copy_in(uint64_t offset, const void* src, uint64_t length) {
   LW_CHECK_MSG(check(offset, length, false) == Status::kOk,
                "host write outside registered memory at offset " + std::to_string(offset));

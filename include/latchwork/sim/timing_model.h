@@ -120,7 +120,12 @@ class SimpleTimingModel final : public TimingModel {
     const double per = kind == CpuWork::kCrc64Byte ? c_.crc64_ns_per_byte : c_.farm_check_ns_per_line;
     return static_cast<Nanos>(per * static_cast<double>(units) + 0.5);
   }
-  Nanos request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) override;
+  // Inline: the simulator calls these directly for every verb (sim_impl.h).
+  Nanos request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) override {
+    if (loopback(r)) return posted + c_.pcie_ns + rng.below(c_.jitter_ns + 1);
+    const uint64_t bytes = kHeaderBytes + (wr.opcode == Opcode::kWrite ? wr.length : 8);
+    return posted + c_.one_way_ns + wire(bytes) + rng.below(c_.jitter_ns + 1);
+  }
   AccessTimes access(const WrRoute&, const WorkRequest& wr, bool device, Nanos start) override {
     const Nanos t = start + (device ? c_.device_memory_ns : c_.pcie_ns) + (device ? 0 : pm_ns(wr));
     return {t, t};
@@ -128,7 +133,11 @@ class SimpleTimingModel final : public TimingModel {
   AccessTimes atomic(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) override {
     return access(r, wr, device, start);
   }
-  Nanos response_path(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) override;
+  Nanos response_path(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) override {
+    if (loopback(r)) return done + c_.pcie_ns + rng.below(c_.jitter_ns + 1);
+    const uint64_t bytes = kHeaderBytes + (wr.opcode == Opcode::kRead ? wr.length : 8);
+    return done + c_.one_way_ns + wire(bytes) + rng.below(c_.jitter_ns + 1);
+  }
   // Half the one-way delay to the switch and back; a core's time at the SmartNIC.
   Nanos switch_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) override;
   Nanos switch_response(const WrRoute& r, const WorkRequest& wr, Nanos at_switch, Rng& rng) override;
@@ -138,6 +147,8 @@ class SimpleTimingModel final : public TimingModel {
   Nanos rpc_response(const WrRoute& r, uint32_t bytes, Nanos sent, Rng& rng) override;
 
  private:
+  // Header bytes of a request or response packet (BTH + RETH/AETH, roughly).
+  static constexpr uint64_t kHeaderBytes = 40;
   Nanos wire(uint64_t bytes) const { return static_cast<Nanos>(bytes / c_.bytes_per_ns); }
   // Persistent memory (memory_config.h): its extra latency and its media
   // time, without queueing (this model has none); 0 on DRAM.

@@ -42,8 +42,22 @@ class NodeMemory {
   }
   // The same check for a node of this layout known only by its sizes (the
   // verbs backend validates before posting, so misuse never breaks a QP).
+  // Inline: the simulator checks every verb.
   static Status check_access(uint64_t host_bytes, uint64_t device_bytes, uint64_t offset,
-                             uint64_t length, bool atomic);
+                             uint64_t length, bool atomic) {
+    if (length == 0 || length > kMaxTransferBytes) return Status::kBadLength;
+    if (atomic && offset % 8 != 0) return Status::kMisaligned;
+    uint64_t end;
+    if (offset >= kReservedBytes && offset < host_bytes) {
+      end = host_bytes;
+    } else if (offset >= kDeviceBase && offset < kDeviceBase + device_bytes) {
+      end = kDeviceBase + device_bytes;
+    } else {
+      return Status::kUnregistered;
+    }
+    if (length > end - offset) return Status::kOutOfBounds;
+    return Status::kOk;
+  }
   Status check(const WorkRequest& wr) const {
     return check(wr.remote.offset(), is_atomic(wr.opcode) ? 8 : wr.length, is_atomic(wr.opcode));
   }
