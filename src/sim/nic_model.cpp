@@ -53,6 +53,8 @@ bool LruCache::touch(uint64_t id) {
 
 NicModel::NicModel(const ClusterConfig& c, const NicParams& p)
     : cfg_(c), p_(p), m_(c.nic.mechanisms), smartnic_cores_(p.smartnic_cores) {
+  pu_ns_ = ns(1000.0 / p_.msg_rate_mops);
+  pcie_read_slot_ns_ = ns(1000.0 / p_.pcie_read_mops);
   memory_.reserve(c.memory_nodes);
   for (uint32_t n = 0; n < c.memory_nodes; ++n) memory_.emplace_back(p.lock_table_bits);
   compute_.reserve(size_t{c.compute_nodes} + c.memory_nodes);
@@ -128,7 +130,7 @@ NicModel::Nic& NicModel::requester_nic(const WrRoute& r) {
 }
 
 Nanos NicModel::requester_dma_read(Nic& nic, Nanos t) {
-  return m_.pcie ? nic.pcie.book(t, ns(1000.0 / p_.pcie_read_mops), horizon_) : t;
+  return m_.pcie ? nic.pcie.book(t, pcie_read_slot(), horizon_) : t;
 }
 
 Nanos NicModel::requester_dma_write(Nic& nic, Nanos t, uint64_t bytes) {
@@ -271,7 +273,7 @@ AccessTimes NicModel::access(const WrRoute& r, const WorkRequest& wr, bool devic
   const Nanos transfer = ns(static_cast<double>(wr.length) * 8.0 / p_.pcie_gbps);
   if (wr.opcode == Opcode::kRead) {
     // A non-posted DMA read: the engine takes a limited number per second.
-    const Nanos slot = std::max(ns(1000.0 / p_.pcie_read_mops), transfer);
+    const Nanos slot = std::max(pcie_read_slot(), transfer);
     const Nanos s = m_.pcie ? nic.pcie.book(start, slot, horizon_) : start;
     if (!pm.pm()) return {s + p_.pcie_read_ns, s + p_.pcie_read_ns + transfer};
     // Persistent memory: the media reads whole lines at its bandwidth, and
@@ -306,7 +308,7 @@ AccessTimes NicModel::atomic(const WrRoute& r, const WorkRequest& wr, bool devic
   const Nanos hold = on_chip ? p_.device_memory_ns + p_.device_atomic_ns
                              : p_.pcie_read_ns + p_.atomic_write_back_ns + pm_read + pm_write;
   Nanos s = start;
-  if (!on_chip && m_.pcie) s = mn.nic.pcie.book(s, ns(1000.0 / p_.pcie_read_mops), horizon_);
+  if (!on_chip && m_.pcie) s = mn.nic.pcie.book(s, pcie_read_slot(), horizon_);
   if (pm) s = pm_media(mn, s, 8, true, true);
   // The lock table: atomics whose addresses share the low bits serialize
   // (Jasny §3.2, Figs. 5, 6), whether or not they touch the same word.

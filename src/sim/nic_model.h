@@ -122,7 +122,9 @@ class NicModel final : public TimingModel {
   Nanos ns(double v) const { return static_cast<Nanos>(v + 0.5); }
   Nanos serialize(uint64_t bytes) const;     // link time of `bytes`
   uint64_t wire_bytes(uint64_t payload) const;
-  Nanos pu_time() const { return ns(1000.0 / p_.msg_rate_mops); }
+  // Constant per profile, computed once (a division each otherwise).
+  Nanos pu_time() const { return pu_ns_; }
+  Nanos pcie_read_slot() const { return pcie_read_slot_ns_; }
   Nanos jitter(Rng& rng) const { return p_.jitter_ns ? rng.below(p_.jitter_ns + 1) : 0; }
   uint32_t slot_of(uint64_t offset) const {
     return static_cast<uint32_t>(offset & ((uint64_t{1} << p_.lock_table_bits) - 1));
@@ -165,6 +167,8 @@ class NicModel final : public TimingModel {
   Nic smartnic_;
   std::vector<Calendar> smartnic_cores_;
   Counters counters_;
+  Nanos pu_ns_ = 0;              // a processing unit's time per message
+  Nanos pcie_read_slot_ns_ = 0;  // the DMA engine's time per non-posted read
 };
 
 }  // namespace lw::sim
