@@ -63,6 +63,23 @@ class FlatMap {
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
+  // Removes every entry whose value satisfies `drop`: one pass over the
+  // table, then the rest put back (their probe runs change).
+  template <typename Drop>
+  void erase_if(Drop drop) {
+    std::vector<Slot> keep;
+    for (Slot& s : slots_)
+      if (s.key != kEmpty && !drop(s.value)) keep.push_back(std::move(s));
+    for (Slot& s : slots_) s = Slot{};
+    size_ = 0;
+    for (Slot& s : keep) {
+      size_t i = home(s.key);
+      while (slots_[i].key != kEmpty) i = (i + 1) & mask_;
+      slots_[i] = std::move(s);
+      ++size_;
+    }
+  }
+
  private:
   struct Slot {
     uint64_t key = kEmpty;

@@ -128,7 +128,9 @@ struct MemoryNode {
   NodeMemory mem;
   NodeKind kind;
   // The NIC's atomic unit serialises atomics on one word (by word offset).
+  // Entries that ended by the clock stay until a sweep (release_atomic_unit).
   sim::FlatMap<Nanos> atomic_busy_until;
+  size_t busy_sweep_at = 1024;  // sweep when the map holds more entries
   sim::FlatMap<AtomicWindow> open_windows;
   std::vector<PartialWrite> partial_writes;  // relaxation log only
 };

@@ -248,6 +248,9 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
 void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, Nanos e) {
   const WorkRequest& wr = *op->wr;
   AccessTimes at = timing_atomic(op->route, wr, device, e);
+  // Entries of atomic_busy_until that ended by now may linger: they must
+  // never delay this one.
+  LW_CHECK(at.begin >= now);
   op->booked = at;
   // Whatever the model does, atomics on one word never overlap (the contract:
   // NIC atomics are atomic against each other).
@@ -268,7 +271,18 @@ void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, 
   events.push(at.begin, EventKind::kAtomicRead, op);
   if (op->has_window) events.push(at.end, EventKind::kAtomicWriteBack, op);
   // `busy` is still valid: nothing touched the map since the lookup.
-  if (busy != nullptr) *busy = at.end; else m.atomic_busy_until.emplace(word, at.end);
+  if (busy != nullptr) {
+    *busy = at.end;
+    return;
+  }
+  m.atomic_busy_until.emplace(word, at.end);
+  if (m.atomic_busy_until.size() > m.busy_sweep_at) {
+    // Entries that ended by now delay nobody (every atomic booked from now
+    // on starts at or after now): drop them, and sweep again when the map
+    // has doubled, so each entry is swept O(1) times.
+    m.atomic_busy_until.erase_if([this](Nanos until) { return until <= now; });
+    m.busy_sweep_at = std::max<size_t>(1024, 2 * m.atomic_busy_until.size());
+  }
 }
 
 void SimBackend::Impl::on_read_lines(Op* op, uint32_t line) {
@@ -384,11 +398,13 @@ void SimBackend::Impl::on_atomic_write_back(Op* op) {
 }
 
 void SimBackend::Impl::release_atomic_unit(sim::MemoryNode& m, uint64_t word, const Op* op) {
-  // Forget the word unless a later atomic already reserved it. A failed CAS
-  // gives back the rest of its reservation if nobody booked behind it.
-  const Nanos* busy = m.atomic_busy_until.find(word);
+  // A failed CAS gives back the rest of its reservation if nobody booked
+  // behind it. An entry that ended by now stays: it delays no later atomic
+  // (they all start at or after now), and keeping it saves an erase and an
+  // insert per atomic; schedule_atomic sweeps such entries in bulk.
+  Nanos* busy = m.atomic_busy_until.find(word);
   if (busy == nullptr) return;
-  if (*busy <= now || *busy == op->access.end) m.atomic_busy_until.erase(word);
+  if (*busy > now && *busy == op->access.end) *busy = now;
 }
 
 void SimBackend::Impl::on_complete(Op* op) {
