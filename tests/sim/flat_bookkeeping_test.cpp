@@ -60,6 +60,33 @@ TEST(FlatMap, MatchesAnUnorderedMapUnderChurn) {
   }
 }
 
+// erase_if drops exactly the entries it selects, and the rest stay findable
+// (their probe runs are rebuilt).
+TEST(FlatMap, EraseIfMatchesAnUnorderedMap) {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    Rng rng(seed);
+    FlatMap<uint64_t> m;
+    std::unordered_map<uint64_t, uint64_t> ref;
+    for (int round = 0; round < 20; ++round) {
+      for (int i = 0; i < 500; ++i) {
+        const uint64_t k = rng.below(2048) * 8, v = rng.below(100);
+        m.emplace(k, v);
+        ref.emplace(k, v);
+      }
+      const uint64_t cut = rng.below(100);
+      m.erase_if([cut](uint64_t v) { return v < cut; });
+      std::erase_if(ref, [cut](const auto& kv) { return kv.second < cut; });
+      ASSERT_EQ(m.size(), ref.size());
+      for (const auto& [k, v] : ref) {
+        const uint64_t* found = m.find(k);
+        ASSERT_NE(found, nullptr);
+        ASSERT_EQ(*found, v);
+      }
+      for (uint64_t k = 0; k < 2048 * 8; k += 8) ASSERT_EQ(m.find(k) != nullptr, ref.count(k) == 1);
+    }
+  }
+}
+
 // The LRU cache as it was first written (std::list + unordered_map).
 class ListLru {
  public:
