@@ -95,10 +95,15 @@ std::unique_ptr<Store> Store::build(Backend& b, std::vector<TableSpec> tables, H
   s->keys_.assign(nt, {});
   s->dir_.assign(nt, {});
 
-  // Assign each copy its index in its node's heap (load order).
+  // Assign each copy its index in its node's heap (load order); row_dir
+  // keeps each row's entry in load order for the images below.
   std::vector<std::vector<uint64_t>> count(o.nodes, std::vector<uint64_t>(nt, 0));
+  std::vector<DirEntry> row_dir;
+  row_dir.reserve(loader.rows_.size());
   for (const StoreLoader::Row& r : loader.rows_) {
     if (r.table >= nt) return fail("a record of table " + std::to_string(r.table) + " which does not exist");
+    // An index slot holds key + 1 (0 marks a free slot).
+    if (r.key == ~uint64_t{0}) return fail("key 2^64-1 is reserved (an index slot stores key + 1)");
     if (r.bytes > s->tables_[r.table].payload_bytes)
       return fail("a payload longer than table " + s->tables_[r.table].name + "'s payload_bytes");
     const NodeId primary = s->home_(r.table, r.key, o.nodes);
@@ -110,6 +115,7 @@ std::unique_ptr<Store> Store::build(Backend& b, std::vector<TableSpec> tables, H
     }
     s->dir_[r.table].push_back(d);
     s->keys_[r.table].push_back(r.key);
+    row_dir.push_back(d);
   }
   for (uint32_t t = 0; t < nt; ++t) {
     auto& d = s->dir_[t];
@@ -119,27 +125,21 @@ std::unique_ptr<Store> Store::build(Backend& b, std::vector<TableSpec> tables, H
         return fail("key " + std::to_string(d[i].key) + " of table " + s->tables_[t].name + " loaded twice");
   }
 
-  // Every copy's place in its node's heap, then the heaps' images.
+  // Every copy's place in its node's heap (the records themselves are
+  // written once the heaps are allocated, below).
   struct Copy {
     uint64_t key;
     uint64_t slot;
   };
   std::vector<std::vector<std::vector<Copy>>> copies(o.nodes, std::vector<std::vector<Copy>>(nt));
   std::vector<std::vector<std::vector<std::byte>>> index(o.nodes, std::vector<std::vector<std::byte>>(nt));
-  std::vector<std::vector<std::vector<std::byte>>> heap(o.nodes, std::vector<std::vector<std::byte>>(nt));
-  for (uint32_t n = 0; n < o.nodes; ++n)
-    for (uint32_t t = 0; t < nt; ++t) heap[n][t].assign(count[n][t] * s->record_bytes(t), std::byte{0});
-  for (const StoreLoader::Row& r : loader.rows_) {
-    const uint32_t rb = s->record_bytes(r.table);
-    const NodeId primary = s->home_(r.table, r.key, o.nodes);
-    const DirEntry& d = *std::lower_bound(s->dir_[r.table].begin(), s->dir_[r.table].end(), r.key,
-                                          [](const DirEntry& a, uint64_t k) { return a.key < k; });
-    std::vector<std::byte> padded(s->payload_bytes(r.table), std::byte{0});
-    std::copy_n(loader.blob_.data() + r.payload_at, r.bytes, padded.begin());
+  std::vector<NodeId> row_primary(loader.rows_.size());
+  for (size_t row = 0; row < loader.rows_.size(); ++row) {
+    const StoreLoader::Row& r = loader.rows_[row];
+    row_primary[row] = s->home_(r.table, r.key, o.nodes);
     for (uint32_t rep = 0; rep < s->replicas_; ++rep) {
-      const NodeId n = static_cast<NodeId>((primary + rep) % o.nodes);
-      encode_record(std::span<std::byte>(heap[n][r.table].data() + uint64_t{d.slot[rep]} * rb, rb), 0, padded);
-      copies[n][r.table].push_back({r.key, d.slot[rep]});
+      const NodeId n = static_cast<NodeId>((row_primary[row] + rep) % o.nodes);
+      copies[n][r.table].push_back({r.key, row_dir[row].slot[rep]});
     }
   }
 
@@ -160,21 +160,23 @@ std::unique_ptr<Store> Store::build(Backend& b, std::vector<TableSpec> tables, H
         p.max_probe = static_cast<uint32_t>(std::min<uint64_t>(o.max_probe, p.buckets));
         std::vector<std::byte>& idx = index[n][t];
         idx.assign(p.buckets * kBucketBytes, std::byte{0});
+        // Slots fill in order and are never freed, so a bucket's first free
+        // slot is its count of used ones: one byte per bucket to look at.
+        std::vector<uint8_t> used(p.buckets, 0);
         built = true;
         for (const Copy& c : copies[n][t]) {
-          const uint64_t first = s->bucket_of(static_cast<TableId>(t), c.key, p.buckets);
+          uint64_t b = s->bucket_of(static_cast<TableId>(t), c.key, p.buckets);
           bool placed = false;
-          for (uint32_t probe = 0; probe < p.max_probe && !placed; ++probe) {
-            std::byte* bucket = idx.data() + ((first + probe) % p.buckets) * kBucketBytes;
-            for (uint32_t slot = 0; slot < kBucketSlots && !placed; ++slot) {
-              uint64_t k;
-              std::memcpy(&k, bucket + slot * 16, 8);
-              if (k != 0) continue;
+          for (uint32_t probe = 0; probe < p.max_probe; ++probe) {
+            if (used[b] < kBucketSlots) {
+              std::byte* slot = idx.data() + b * kBucketBytes + uint64_t{used[b]++} * 16;
               const uint64_t k1 = c.key + 1, rel = c.slot * s->record_bytes(t);
-              std::memcpy(bucket + slot * 16, &k1, 8);
-              std::memcpy(bucket + slot * 16 + 8, &rel, 8);  // relative until the heap is placed
+              std::memcpy(slot, &k1, 8);
+              std::memcpy(slot + 8, &rel, 8);  // relative until the heap is placed
               placed = true;
+              break;
             }
+            if (++b == p.buckets) b = 0;  // probes wrap (max_probe <= buckets)
           }
           if (!placed) {
             built = false;
@@ -208,13 +210,55 @@ std::unique_ptr<Store> Store::build(Backend& b, std::vector<TableSpec> tables, H
   }
   if (o.write_images) {
     for (uint32_t n = 0; n < o.nodes; ++n)
-      for (uint32_t t = 0; t < nt; ++t) {
-        const TablePlacement& p = s->placement_[n][t];
-        write_chunked(b, p.index, index[n][t]);
-        write_chunked(b, p.records, heap[n][t]);
-      }
+      for (uint32_t t = 0; t < nt; ++t) write_chunked(b, s->placement_[n][t].index, index[n][t]);
+    s->write_records(loader, row_dir, row_primary);
   }
   return s;
+}
+
+// Slots were given out in load order per node and table, so walking the rows
+// in load order fills each heap front to back: each heap is written through
+// a small buffer, in chunks, instead of being staged whole in host memory
+// (for the large stores, staging cost more than everything else in set-up).
+void Store::write_records(const StoreLoader& loader, const std::vector<DirEntry>& row_dir,
+                          const std::vector<NodeId>& row_primary) {
+  constexpr uint64_t kChunkBytes = 256u << 10;
+  struct Heap {
+    uint64_t written = 0;  // records already written
+    uint64_t buffered = 0;  // records in `buf` after those
+    std::vector<std::byte> buf;
+  };
+  const uint32_t nt = static_cast<uint32_t>(tables_.size());
+  std::vector<Heap> heaps(size_t{o_.nodes} * nt);
+  auto flush = [&](NodeId n, uint32_t t) {
+    Heap& h = heaps[size_t{n} * nt + t];
+    const uint64_t rb = record_bytes(static_cast<TableId>(t));
+    if (h.buffered == 0) return;
+    b_.host_write(placement_[n][t].records + h.written * rb, h.buf.data(), h.buffered * rb);
+    h.written += h.buffered;
+    h.buffered = 0;
+  };
+  std::vector<std::byte> padded;  // one buffer for every row's payload
+  for (size_t row = 0; row < loader.rows_.size(); ++row) {
+    const StoreLoader::Row& r = loader.rows_[row];
+    const uint64_t rb = record_bytes(r.table);
+    padded.assign(payload_bytes(r.table), std::byte{0});
+    std::copy_n(loader.blob_.data() + r.payload_at, r.bytes, padded.begin());
+    const uint64_t per_chunk = std::max<uint64_t>(1, kChunkBytes / rb);
+    for (uint32_t rep = 0; rep < replicas_; ++rep) {
+      const NodeId n = static_cast<NodeId>((row_primary[row] + rep) % o_.nodes);
+      Heap& h = heaps[size_t{n} * nt + r.table];
+      LW_CHECK_MSG(row_dir[row].slot[rep] == h.written + h.buffered, "heap slots are given out in load order");
+      if (h.buf.empty()) h.buf.resize(per_chunk * rb);
+      encode_record(std::span<std::byte>(h.buf.data() + h.buffered * rb, rb), 0, padded);
+      if (++h.buffered == per_chunk) flush(n, r.table);
+    }
+  }
+  for (uint32_t n = 0; n < o_.nodes; ++n)
+    for (uint32_t t = 0; t < nt; ++t) {
+      flush(n, t);
+      LW_CHECK(heaps[size_t{n} * nt + t].written == placement_[n][t].record_count);
+    }
 }
 
 NodeId Store::node_of(TableId t, uint64_t key, uint32_t replica) const {

@@ -188,6 +188,11 @@ TEST(TxnStoreBuild, Failures) {
   std::array<std::byte, 16> p16{};
   l2.add(0, 1, p16);
   EXPECT_FALSE(Store::build(*b, {{"t", 8}}, home, l2, o, &err));
+  // Index slots store key + 1: the largest key would read as a free slot.
+  StoreLoader l3;
+  l3.add(0, ~uint64_t{0}, p);
+  EXPECT_FALSE(Store::build(*b, {{"t", 8}}, home, l3, o, &err));
+  EXPECT_NE(err.find("reserved"), std::string::npos) << err;
   o.max_probe = 0;
   EXPECT_NE(o.validate(), "");
 }

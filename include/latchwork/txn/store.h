@@ -149,6 +149,9 @@ class Store {
   };
   std::vector<std::vector<DirEntry>> dir_;  // [table], sorted by key
   std::vector<RemoteAddr> logs_;            // [node]
+  // build(): every copy's record image into its allocated heap, in load order.
+  void write_records(const StoreLoader& loader, const std::vector<DirEntry>& row_dir,
+                     const std::vector<NodeId>& row_primary);
 };
 
 }  // namespace lw::txn
