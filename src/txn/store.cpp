@@ -152,7 +152,6 @@ std::unique_ptr<Store> Store::build(Backend& b, std::vector<TableSpec> tables, H
       p.record_count = count[n][t];
       const double per_bucket = kBucketSlots * o.index_load;
       uint64_t buckets = std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(p.record_count) / per_bucket) + 1);
-      std::vector<uint64_t> offs;  // record offsets relative to the heap start
       constexpr uint32_t kGrowths = 6;
       bool built = false;
       for (uint32_t g = 0; g <= kGrowths && !built; ++g, buckets *= 2) {
