@@ -295,7 +295,7 @@ void SimBackend::Impl::make_ready(Coroutine* c, std::coroutine_handle<> h) {
 void SimBackend::Impl::run_now(Coroutine* c) {
   Thread* t = c->thread;
   t->running = true;
-  t->cur = std::max(now, t->cpu_free_at) + timing_poll_cpu();
+  t->cur = std::max(now, t->cpu_free_at) + timed([](auto& m) { return m.poll_cpu(); });
   std::coroutine_handle<> h = std::exchange(c->resume_point, {});
   h.resume();
   t->running = false;

@@ -245,33 +245,17 @@ struct SimBackend::Impl {
   const Semantics& sem;
   std::unique_ptr<TimingModel> timing;
   // The same model when it is the simple one (a final class): the hot paths
-  // call it directly, so its small functions inline instead of going through
-  // the vtable (about 7 virtual calls per verb otherwise).
+  // call it through timed(), which hands a generic lambda the model's own
+  // type, so the simple model's small functions inline instead of going
+  // through the vtable (about 7 virtual calls per verb otherwise).
   SimpleTimingModel* simple_timing = nullptr;
   void set_timing(std::unique_ptr<TimingModel> m) {
     timing = std::move(m);
     simple_timing = dynamic_cast<SimpleTimingModel*>(timing.get());
   }
-  Nanos timing_post_batch(const WrRoute& r, const WorkRequest* wrs, uint32_t n, Nanos cpu) {
-    return simple_timing ? simple_timing->post_batch(r, wrs, n, cpu) : timing->post_batch(r, wrs, n, cpu);
-  }
-  Nanos timing_poll_cpu() { return simple_timing ? simple_timing->poll_cpu() : timing->poll_cpu(); }
-  Nanos timing_request_path(const WrRoute& r, const WorkRequest& wr, Nanos posted) {
-    return simple_timing ? simple_timing->request_path(r, wr, posted, rng)
-                         : timing->request_path(r, wr, posted, rng);
-  }
-  Nanos timing_response_path(const WrRoute& r, const WorkRequest& wr, Nanos done) {
-    return simple_timing ? simple_timing->response_path(r, wr, done, rng)
-                         : timing->response_path(r, wr, done, rng);
-  }
-  AccessTimes timing_access(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) {
-    return simple_timing ? simple_timing->access(r, wr, device, start) : timing->access(r, wr, device, start);
-  }
-  AccessTimes timing_atomic(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) {
-    return simple_timing ? simple_timing->atomic(r, wr, device, start) : timing->atomic(r, wr, device, start);
-  }
-  void timing_completed(const WrRoute& r) {
-    if (!simple_timing) timing->completed(r);  // the simple model keeps no count
+  template <typename F>
+  decltype(auto) timed(F&& call) {
+    return simple_timing ? call(*simple_timing) : call(*timing);
   }
   Rng rng;
   TraceHash trace;

@@ -87,7 +87,7 @@ bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
   t->route.memory_node = qp_node;
   timing->set_horizon(now);
   // The batch's WQEs are written and one doorbell rung before the NIC sees any.
-  t->cur = timing_post_batch(t->route, wrs, n, t->cur);
+  t->cur = timed([&](auto& m) { return m.post_batch(t->route, wrs, n, t->cur); });
   const Nanos posted = t->cur;
   for (uint32_t i = 0; i < n; ++i) {
     // The first request chose the node and the queue pair.
@@ -136,7 +136,8 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
   if (watched) switch_forwarded(op);
   ++verbs;
   ++qp.outstanding;
-  const Nanos arrive = std::max(timing_request_path(op->route, wr, posted), qp.last_arrival);
+  const Nanos request = timed([&](auto& m) { return m.request_path(op->route, wr, posted, rng); });
+  const Nanos arrive = std::max(request, qp.last_arrival);
   qp.last_arrival = arrive;
 
   Status s = m.mem.check(wr);
@@ -168,7 +169,7 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
       op->staged_read = true;
       Nanos floor = qp.writes_done + 1;  // nothing overtakes a WRITE or atomic
       if (!sem.reads_unordered) floor = std::max(floor, qp.reads_done + 1);
-      const AccessTimes at = timing_access(op->route, wr, device, e);
+      const AccessTimes at = timed([&](auto& m) { return m.access(op->route, wr, device, e); });
       // The model's fetch interval, or the contract's window when it has none.
       const Nanos spread = at.end > at.begin ? at.end - at.begin : sem.read_spread_ns;
       const Nanos base = at.end > at.begin ? at.begin : at.end;
@@ -198,7 +199,7 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
       Nanos floor = qp.writes_done + 1;  // WRITEs land in posting order
       if (!sem.read_overtaken) floor = std::max(floor, qp.reads_done + 1);
       if (wr.opcode == Opcode::kWrite) {
-        const AccessTimes at = timing_access(op->route, wr, device, e);
+        const AccessTimes at = timed([&](auto& m) { return m.access(op->route, wr, device, e); });
         const Nanos first = std::max(at.begin, floor);
         const Nanos last = std::max(at.end, first);
         // write_payload_late: the NIC reads each line of the source at a
@@ -239,7 +240,8 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
       qp.writes_done = std::max(qp.writes_done, done);
     }
   }
-  Nanos completion = std::max(timing_response_path(op->route, wr, done), qp.last_completion + 1);
+  const Nanos response = timed([&](auto& m) { return m.response_path(op->route, wr, done, rng); });
+  Nanos completion = std::max(response, qp.last_completion + 1);
   if (watched && s == Status::kOk) completion = switch_watch(op, posted, arrive, done, completion);
   qp.last_completion = completion;
   events.push(completion, EventKind::kComplete, op);
@@ -247,7 +249,7 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
 
 void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, Nanos e) {
   const WorkRequest& wr = *op->wr;
-  AccessTimes at = timing_atomic(op->route, wr, device, e);
+  AccessTimes at = timed([&](auto& m) { return m.atomic(op->route, wr, device, e); });
   // Entries of atomic_busy_until that ended by now may linger: they must
   // never delay this one.
   LW_CHECK(at.begin >= now);
@@ -410,7 +412,7 @@ void SimBackend::Impl::release_atomic_unit(sim::MemoryNode& m, uint64_t word, co
 void SimBackend::Impl::on_complete(Op* op) {
   LW_CHECK(op->qp->outstanding > 0);
   --op->qp->outstanding;
-  timing_completed(op->route);
+  timed([&](auto& m) { m.completed(op->route); });
   if (op->staged_read) {
     // The READ response arrives: only now does the requester see the data.
     copy_bytes(op->wr->local, op->payload.data(), op->wr->length);
