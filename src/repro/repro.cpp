@@ -343,9 +343,13 @@ const char* repro_y_label(const ReproFigure& f) {
 
 namespace {
 
+// The store layouts a figure's transaction points share, at most this many
+// bytes (a TATP plan at SMART Fig. 10's scale is ~400 MB).
+constexpr uint64_t kPlanCacheBytes = 1ull << 30;
+
 // One point's run (never a same_run_as view).
-PerfResult run_point(const ReproPoint& p) {
-  if (p.txn) return run_txn_point(p);
+PerfResult run_point(const ReproPoint& p, txn::StorePlanCache* plans) {
+  if (p.txn) return run_txn_point(p, plans);
   if (p.lock_table) return run_lock_point(p);
   if (is_rpc_point(p)) return run_rpc_point(p);
   if (p.hash) return run_hash(p.cluster, *p.hash).to_perf_result();
@@ -401,6 +405,7 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
   size_t done = 0;
   std::exception_ptr failure;
   std::atomic<size_t> next{0};
+  txn::StorePlanCache plans(kPlanCacheBytes);
   if (progress) progress(0, n);
   // Workers take points in order; each result goes to its own slot.
   auto work = [&] {
@@ -410,7 +415,7 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
         if (failure) return;
       }
       try {
-        PerfResult pr = run_point(f.points[runs[k]]);
+        PerfResult pr = run_point(f.points[runs[k]], &plans);
         std::lock_guard<std::mutex> lock(mu);
         r.results[runs[k]] = std::move(pr);
         ++done;

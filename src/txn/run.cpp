@@ -221,8 +221,11 @@ TxnRunResult run_txn(const ClusterConfig& cluster, const TxnWorkload& workload, 
   so.shared_name = o.shared_name;
   so.write_images = o.process_index == 0;
   const TxnWorkload* wl = &workload;
-  std::unique_ptr<Store> store = Store::build(
-      *b, workload.tables(), [wl](TableId t, uint64_t k, uint32_t n) { return wl->home(t, k, n); }, loader, so, &err);
+  const HomeFn home = [wl](TableId t, uint64_t k, uint32_t n) { return wl->home(t, k, n); };
+  std::shared_ptr<const StorePlan> plan =
+      o.plan_cache != nullptr ? o.plan_cache->plan(workload.tables(), home, std::move(loader), so, &err)
+                              : StorePlan::make(workload.tables(), home, std::move(loader), so, &err);
+  std::unique_ptr<Store> store = plan ? Store::build(*b, std::move(plan), home, so, &err) : nullptr;
   if (!store) {
     r.error = "cannot build the store: " + err;
     return r;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "latchwork/base/assert.h"
+#include "latchwork/txn/store_plan.h"
 
 namespace lw::txn {
 
@@ -26,13 +27,6 @@ RemoteAddr alloc(Backend& b, const StoreOptions& o, NodeId node, const std::stri
   bytes = std::max<uint64_t>(bytes, kCacheLine);
   if (o.shared_name.empty()) return b.allocate(node, bytes, kCacheLine);
   return b.allocate_shared(node, o.shared_name + "/txn/" + what, bytes);
-}
-
-// Host writes are bounded like any transfer (kMaxTransferBytes).
-void write_chunked(Backend& b, RemoteAddr at, const std::vector<std::byte>& image) {
-  constexpr uint64_t kChunk = 4u << 20;
-  for (uint64_t done = 0; done < image.size(); done += kChunk)
-    b.host_write(at + done, image.data() + done, std::min<uint64_t>(kChunk, image.size() - done));
 }
 
 }  // namespace
@@ -55,9 +49,14 @@ void StoreLoader::add(TableId table, uint64_t key, std::span<const std::byte> pa
   blob_.insert(blob_.end(), payload.begin(), payload.end());
 }
 
+void StoreLoader::reserve(size_t records, size_t payload_bytes) {
+  rows_.reserve(rows_.size() + records);
+  blob_.reserve(blob_.size() + payload_bytes);
+}
+
 size_t StoreLoader::records() const { return rows_.size(); }
 
-uint64_t Store::bucket_of(TableId t, uint64_t key, uint64_t buckets) const {
+uint64_t store_bucket(TableId t, uint64_t key, uint64_t buckets) {
   LW_CHECK(buckets > 0);
   return mix64((uint64_t{t} << 56) ^ key ^ 0x5bd1e995ull) % buckets;
 }
@@ -72,135 +71,44 @@ uint64_t Store::find_in_bucket(std::span<const std::byte, kBucketBytes> bucket, 
   return 0;
 }
 
-std::unique_ptr<Store> Store::build(Backend& b, std::vector<TableSpec> tables, HomeFn home, const StoreLoader& loader,
+std::unique_ptr<Store> Store::build(Backend& b, std::vector<TableSpec> tables, HomeFn home, StoreLoader loader,
+                                    const StoreOptions& o, std::string* error) {
+  std::shared_ptr<const StorePlan> plan = StorePlan::make(std::move(tables), home, std::move(loader), o, error);
+  if (!plan) return nullptr;
+  return build(b, std::move(plan), std::move(home), o, error);
+}
+
+std::unique_ptr<Store> Store::build(Backend& b, std::shared_ptr<const StorePlan> plan, HomeFn home,
                                     const StoreOptions& o, std::string* error) {
   auto fail = [&](const std::string& m) -> std::unique_ptr<Store> {
     if (error) *error = m;
     return nullptr;
   };
   if (std::string e = o.validate(); !e.empty()) return fail(e);
-  if (tables.empty() || tables.size() > kMaxTables) return fail("a store needs 1 to 16 tables");
+  LW_CHECK_MSG(plan != nullptr && plan->fits(o), "a store plan built for other layout options");
   if (o.nodes > b.config().memory_nodes) return fail("the store wants more nodes than the backend's memory nodes");
-  for (const TableSpec& t : tables)
-    if (t.payload_bytes == 0 || t.payload_bytes > kMaxPayloadBytes)
-      return fail("table " + t.name + ": payload_bytes must be in [1, " + std::to_string(kMaxPayloadBytes) + "]");
   if (!home) return fail("no home function");
 
   std::unique_ptr<Store> s(new Store(b, o));
-  s->replicas_ = std::min(o.replicas, o.nodes);
-  s->tables_ = std::move(tables);
+  s->replicas_ = plan->replicas;
   s->home_ = std::move(home);
-  const uint32_t nt = static_cast<uint32_t>(s->tables_.size());
+  s->plan_ = std::move(plan);
+  const StorePlan& pl = *s->plan_;
+  const uint32_t nt = static_cast<uint32_t>(pl.tables.size());
   s->placement_.assign(o.nodes, std::vector<TablePlacement>(nt));
-  s->keys_.assign(nt, {});
-  s->dir_.assign(nt, {});
-
-  // Assign each copy its index in its node's heap (load order); row_dir
-  // keeps each row's entry in load order for the images below.
-  std::vector<std::vector<uint64_t>> count(o.nodes, std::vector<uint64_t>(nt, 0));
-  std::vector<DirEntry> row_dir;
-  row_dir.reserve(loader.rows_.size());
-  for (const StoreLoader::Row& r : loader.rows_) {
-    if (r.table >= nt) return fail("a record of table " + std::to_string(r.table) + " which does not exist");
-    // An index slot holds key + 1 (0 marks a free slot).
-    if (r.key == ~uint64_t{0}) return fail("key 2^64-1 is reserved (an index slot stores key + 1)");
-    if (r.bytes > s->tables_[r.table].payload_bytes)
-      return fail("a payload longer than table " + s->tables_[r.table].name + "'s payload_bytes");
-    const NodeId primary = s->home_(r.table, r.key, o.nodes);
-    if (primary >= o.nodes) return fail("home() named a node beyond the store's nodes");
-    DirEntry d{r.key, {0, 0, 0, 0}};
-    for (uint32_t rep = 0; rep < s->replicas_; ++rep) {
-      const NodeId n = static_cast<NodeId>((primary + rep) % o.nodes);
-      d.slot[rep] = static_cast<uint32_t>(count[n][r.table]++);
-    }
-    s->dir_[r.table].push_back(d);
-    s->keys_[r.table].push_back(r.key);
-    row_dir.push_back(d);
-  }
-  for (uint32_t t = 0; t < nt; ++t) {
-    auto& d = s->dir_[t];
-    std::sort(d.begin(), d.end(), [](const DirEntry& a, const DirEntry& c) { return a.key < c.key; });
-    for (size_t i = 1; i < d.size(); ++i)
-      if (d[i].key == d[i - 1].key)
-        return fail("key " + std::to_string(d[i].key) + " of table " + s->tables_[t].name + " loaded twice");
-  }
-
-  // Every copy's place in its node's heap (the records themselves are
-  // written once the heaps are allocated, below).
-  struct Copy {
-    uint64_t key;
-    uint64_t slot;
-  };
-  std::vector<std::vector<std::vector<Copy>>> copies(o.nodes, std::vector<std::vector<Copy>>(nt));
-  std::vector<std::vector<std::vector<std::byte>>> index(o.nodes, std::vector<std::vector<std::byte>>(nt));
-  std::vector<NodeId> row_primary(loader.rows_.size());
-  for (size_t row = 0; row < loader.rows_.size(); ++row) {
-    const StoreLoader::Row& r = loader.rows_[row];
-    row_primary[row] = s->home_(r.table, r.key, o.nodes);
-    for (uint32_t rep = 0; rep < s->replicas_; ++rep) {
-      const NodeId n = static_cast<NodeId>((row_primary[row] + rep) % o.nodes);
-      copies[n][r.table].push_back({r.key, row_dir[row].slot[rep]});
-    }
-  }
-
-  // Per node and table: an index whose probe chains fit max_probe (index_load
-  // is an upper bound: a table whose chains do not fit gets more buckets),
-  // then the allocations, in the same order in every process.
+  // The allocations, in the same order in every process.
   for (uint32_t n = 0; n < o.nodes; ++n) {
     for (uint32_t t = 0; t < nt; ++t) {
+      const StorePlan::Part& part = pl.parts[n][t];
       TablePlacement& p = s->placement_[n][t];
-      p.record_count = count[n][t];
-      const double per_bucket = kBucketSlots * o.index_load;
-      uint64_t buckets = std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(p.record_count) / per_bucket) + 1);
-      constexpr uint32_t kGrowths = 6;
-      bool built = false;
-      for (uint32_t g = 0; g <= kGrowths && !built; ++g, buckets *= 2) {
-        p.buckets = buckets;
-        p.max_probe = static_cast<uint32_t>(std::min<uint64_t>(o.max_probe, p.buckets));
-        std::vector<std::byte>& idx = index[n][t];
-        idx.assign(p.buckets * kBucketBytes, std::byte{0});
-        // Slots fill in order and are never freed, so a bucket's first free
-        // slot is its count of used ones: one byte per bucket to look at.
-        std::vector<uint8_t> used(p.buckets, 0);
-        built = true;
-        for (const Copy& c : copies[n][t]) {
-          uint64_t b = s->bucket_of(static_cast<TableId>(t), c.key, p.buckets);
-          bool placed = false;
-          for (uint32_t probe = 0; probe < p.max_probe; ++probe) {
-            if (used[b] < kBucketSlots) {
-              std::byte* slot = idx.data() + b * kBucketBytes + uint64_t{used[b]++} * 16;
-              const uint64_t k1 = c.key + 1, rel = c.slot * s->record_bytes(t);
-              std::memcpy(slot, &k1, 8);
-              std::memcpy(slot + 8, &rel, 8);  // relative until the heap is placed
-              placed = true;
-              break;
-            }
-            if (++b == p.buckets) b = 0;  // probes wrap (max_probe <= buckets)
-          }
-          if (!placed) {
-            built = false;
-            break;
-          }
-        }
-      }
-      if (!built)
-        return fail("table " + s->tables_[t].name + ": a probe chain longer than max_probe (" +
-                    std::to_string(o.max_probe) + ") on node " + std::to_string(n) + ": raise max_probe");
+      p.buckets = part.buckets;
+      p.max_probe = part.max_probe;
+      p.record_count = part.record_count;
       const std::string tag = "n" + std::to_string(n) + "/t" + std::to_string(t);
       p.index = alloc(b, o, static_cast<NodeId>(n), tag + "/index", p.buckets * kBucketBytes);
       p.records = alloc(b, o, static_cast<NodeId>(n), tag + "/records", p.record_count * s->record_bytes(t));
       if (p.index.is_null() || p.records.is_null())
         return fail("the store does not fit memory node " + std::to_string(n) + ": raise memory_node_bytes");
-      // Slots now name node offsets.
-      std::vector<std::byte>& idx = index[n][t];
-      for (size_t at = 0; at < idx.size(); at += 16) {
-        uint64_t k, rel;
-        std::memcpy(&k, idx.data() + at, 8);
-        if (k == 0) continue;
-        std::memcpy(&rel, idx.data() + at + 8, 8);
-        const uint64_t off = p.records.offset() + rel;
-        std::memcpy(idx.data() + at + 8, &off, 8);
-      }
     }
     s->logs_.push_back(alloc(b, o, static_cast<NodeId>(n), "n" + std::to_string(n) + "/logs",
                              uint64_t{o.coordinators} * o.log_ring_bytes));
@@ -208,26 +116,53 @@ std::unique_ptr<Store> Store::build(Backend& b, std::vector<TableSpec> tables, H
       return fail("the log rings do not fit memory node " + std::to_string(n) + ": raise memory_node_bytes");
   }
   if (o.write_images) {
-    for (uint32_t n = 0; n < o.nodes; ++n)
-      for (uint32_t t = 0; t < nt; ++t) write_chunked(b, s->placement_[n][t].index, index[n][t]);
-    s->write_records(loader, row_dir, row_primary);
+    s->write_indexes();
+    s->write_records();
   }
   return s;
+}
+
+// Each index image through one chunk buffer, its used slots' offsets moved
+// from the heap's start to the node's.
+void Store::write_indexes() {
+  constexpr uint64_t kChunkBytes = 256u << 10;
+  static_assert(kChunkBytes % kBucketBytes == 0);
+  std::vector<std::byte> chunk(kChunkBytes);
+  for (uint32_t n = 0; n < o_.nodes; ++n)
+    for (uint32_t t = 0; t < plan_->tables.size(); ++t) {
+      const std::vector<std::byte>& idx = plan_->parts[n][t].index;
+      const TablePlacement& p = placement_[n][t];
+      for (uint64_t done = 0; done < idx.size(); done += kChunkBytes) {
+        const uint64_t len = std::min<uint64_t>(kChunkBytes, idx.size() - done);
+        std::memcpy(chunk.data(), idx.data() + done, len);
+        for (uint64_t at = 0; at < len; at += 16) {
+          uint64_t k, rel;
+          std::memcpy(&k, chunk.data() + at, 8);
+          if (k == 0) continue;
+          std::memcpy(&rel, chunk.data() + at + 8, 8);
+          const uint64_t off = p.records.offset() + rel;
+          std::memcpy(chunk.data() + at + 8, &off, 8);
+        }
+        b_.host_write(p.index + done, chunk.data(), len);
+      }
+    }
 }
 
 // Slots were given out in load order per node and table, so walking the rows
 // in load order fills each heap front to back: each heap is written through
 // a small buffer, in chunks, instead of being staged whole in host memory
 // (for the large stores, staging cost more than everything else in set-up).
-void Store::write_records(const StoreLoader& loader, const std::vector<DirEntry>& row_dir,
-                          const std::vector<NodeId>& row_primary) {
+void Store::write_records() {
+  const StoreLoader& loader = plan_->loader;
+  const std::vector<StorePlan::DirEntry>& row_dir = plan_->row_dir;
+  const std::vector<NodeId>& row_primary = plan_->row_primary;
   constexpr uint64_t kChunkBytes = 256u << 10;
   struct Heap {
     uint64_t written = 0;  // records already written
     uint64_t buffered = 0;  // records in `buf` after those
     std::vector<std::byte> buf;
   };
-  const uint32_t nt = static_cast<uint32_t>(tables_.size());
+  const uint32_t nt = static_cast<uint32_t>(plan_->tables.size());
   std::vector<Heap> heaps(size_t{o_.nodes} * nt);
   auto flush = [&](NodeId n, uint32_t t) {
     Heap& h = heaps[size_t{n} * nt + t];
@@ -260,6 +195,8 @@ void Store::write_records(const StoreLoader& loader, const std::vector<DirEntry>
     }
 }
 
+const std::vector<TableSpec>& Store::tables() const { return plan_->tables; }
+
 NodeId Store::node_of(TableId t, uint64_t key, uint32_t replica) const {
   LW_CHECK(replica < replicas_);
   return static_cast<NodeId>((home_(t, key, o_.nodes) + replica) % o_.nodes);
@@ -268,9 +205,10 @@ NodeId Store::node_of(TableId t, uint64_t key, uint32_t replica) const {
 const TablePlacement& Store::placement(NodeId n, TableId t) const { return placement_.at(n).at(t); }
 
 RemoteAddr Store::address(TableId t, uint64_t key, uint32_t replica) const {
-  if (t >= dir_.size() || replica >= replicas_) return {};
-  const auto& d = dir_[t];
-  auto it = std::lower_bound(d.begin(), d.end(), key, [](const DirEntry& a, uint64_t k) { return a.key < k; });
+  if (t >= plan_->dir.size() || replica >= replicas_) return {};
+  const auto& d = plan_->dir[t];
+  auto it = std::lower_bound(d.begin(), d.end(), key,
+                             [](const StorePlan::DirEntry& a, uint64_t k) { return a.key < k; });
   if (it == d.end() || it->key != key) return {};
   const NodeId n = node_of(t, key, replica);
   return placement(n, t).records + uint64_t{it->slot[replica]} * record_bytes(t);
@@ -288,7 +226,7 @@ bool Store::host_read(TableId t, uint64_t key, uint32_t replica, RecordView* vie
   return true;
 }
 
-const std::vector<uint64_t>& Store::keys(TableId t) const { return keys_.at(t); }
+const std::vector<uint64_t>& Store::keys(TableId t) const { return plan_->keys.at(t); }
 
 RemoteAddr Store::log_ring(NodeId node, uint32_t coordinator) const {
   LW_CHECK(node < logs_.size() && coordinator < o_.coordinators);

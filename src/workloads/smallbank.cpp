@@ -49,6 +49,7 @@ class SmallBank final : public txn::TxnWorkload {
   void load(txn::StoreLoader& loader) const override {
     Row r(8);
     r.set(0, static_cast<uint64_t>(kInitialBalance));
+    loader.reserve(2 * accounts_, 2 * accounts_ * 8);
     for (uint64_t a = 0; a < accounts_; ++a) {
       loader.add(kSavings, a, r.span());
       loader.add(kChecking, a, r.span());

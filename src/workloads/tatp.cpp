@@ -65,6 +65,10 @@ class Tatp final : public txn::TxnWorkload {
   static bool initially_valid(uint64_t cf_key) { return load_value(kCallForwarding, cf_key, 0) % 2 == 0; }
 
   void load(txn::StoreLoader& loader) const override {
+    // Per subscriber: its row, kTypesPer access_info and special_facility
+    // rows, kTypesPer x kSlots call_forwarding rows.
+    loader.reserve(subscribers_ * (1 + 2 * kTypesPer + kTypesPer * kSlots),
+                   subscribers_ * (48 + 2 * kTypesPer * 16 + kTypesPer * kSlots * 32));
     for (uint64_t s = 0; s < subscribers_; ++s) {
       loader.add(kSubscriber, s,
                  Row(48).set(subf::sub_nbr, s).set(subf::bits, load_value(kSubscriber, s, 0) & 0x3ff)

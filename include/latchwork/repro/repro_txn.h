@@ -16,7 +16,8 @@ inline constexpr const char* kTxnAbortRateCounter = "txn.abort_rate";
 std::string txn_phase_counter(txn::Phase p);
 
 PerfResult txn_perf_result(const txn::TxnRunResult& r);
-PerfResult run_txn_point(const ReproPoint& p);
+// plan_cache: shared by the points of one figure (most load the same data).
+PerfResult run_txn_point(const ReproPoint& p, txn::StorePlanCache* plan_cache = nullptr);
 
 // A transaction point: `design` preset with `phase_flags` ("E=one,V=two")
 // applied, `workload` at the scale of `oltp`, on `nodes` x `threads` x

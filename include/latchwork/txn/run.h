@@ -19,6 +19,7 @@
 #include "latchwork/config/cluster_config.h"
 #include "latchwork/txn/design.h"
 #include "latchwork/txn/history.h"
+#include "latchwork/txn/store_plan_cache.h"
 #include "latchwork/txn/workload.h"
 
 namespace lw::txn {
@@ -42,6 +43,9 @@ struct TxnRunOptions {
   uint64_t log_ring_bytes = 16 << 10;
   // Location caches start full (Engine::Options::warm_cache).
   bool warm_cache = false;
+  // Runs that load the same data may share the store's layout (a repro
+  // figure's points); nullptr: this run lays it out alone.
+  StorePlanCache* plan_cache = nullptr;
 
   // Several node processes (verbs `latchwork node`): process I runs the
   // coordinators of node I; store built by all alike under shared_name.

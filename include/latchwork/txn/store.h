@@ -22,9 +22,9 @@
 // and per node one log area: a ring of log_ring_bytes per coordinator, in
 // which coordinators write redo logs (or FORD's undo logs) for this node.
 //
-// Set-up is host-side: a StoreLoader collects every initial record, then
-// build() lays the tables out, allocates on every node and writes the images
-// (bulk host writes). Every process of a multi-process verbs run builds the
+// Set-up is host-side: a StoreLoader collects every initial record, a
+// StorePlan (store_plan.h) lays the tables out, then build() allocates on
+// every node and writes the images (bulk host writes). Every process of a multi-process verbs run builds the
 // same store in the same order and so gets the same addresses.
 #pragma once
 
@@ -51,6 +51,7 @@ static_assert(kBucketSlots * 16 == kBucketBytes);
 struct TableSpec {
   std::string name;
   uint32_t payload_bytes = 8;  // <= kMaxPayloadBytes
+  bool operator==(const TableSpec&) const = default;
 };
 
 // Where a record lives: the workload names its primary node.
@@ -74,15 +75,22 @@ class StoreLoader {
  public:
   // An initial record; a (table, key) may be added once.
   void add(TableId table, uint64_t key, std::span<const std::byte> payload);
+  // Room for `records` more records of `payload_bytes` in all (a hint: the
+  // large loads then grow no vector, each growth a copy of all before it).
+  void reserve(size_t records, size_t payload_bytes);
   size_t records() const;
+  bool operator==(const StoreLoader&) const = default;
 
  private:
   friend class Store;
+  friend struct StorePlan;
+  friend class StorePlanCache;
   struct Row {
     TableId table;
     uint64_t key;
     uint64_t payload_at;  // in blob_
     uint32_t bytes;
+    bool operator==(const Row&) const = default;
   };
   std::vector<Row> rows_;
   std::vector<std::byte> blob_;
@@ -97,26 +105,36 @@ struct TablePlacement {
   uint64_t record_count = 0;
 };
 
+// The bucket a key hashes to in a table of `buckets` (its probe chain starts there).
+uint64_t store_bucket(TableId t, uint64_t key, uint64_t buckets);
+
+struct StorePlan;
+
 class Store {
  public:
   // Lays out `tables` for the loader's records over o.nodes memory nodes of
   // `b` and writes them. nullptr and *error on failure (memory full, a probe
   // chain longer than max_probe, a duplicate key, a payload too long).
-  static std::unique_ptr<Store> build(Backend& b, std::vector<TableSpec> tables, HomeFn home,
-                                      const StoreLoader& loader, const StoreOptions& o, std::string* error);
+  static std::unique_ptr<Store> build(Backend& b, std::vector<TableSpec> tables, HomeFn home, StoreLoader loader,
+                                      const StoreOptions& o, std::string* error);
+  // The same from a plan made for the same home function and for options
+  // with the same layout fields (nodes, replicas, index_load, max_probe):
+  // allocates in the same order and writes the plan's images.
+  static std::unique_ptr<Store> build(Backend& b, std::shared_ptr<const StorePlan> plan, HomeFn home,
+                                      const StoreOptions& o, std::string* error);
 
   const StoreOptions& options() const { return o_; }
   uint32_t nodes() const { return o_.nodes; }
   uint32_t replicas() const { return replicas_; }
-  const std::vector<TableSpec>& tables() const { return tables_; }
-  uint32_t payload_bytes(TableId t) const { return tables_.at(t).payload_bytes; }
+  const std::vector<TableSpec>& tables() const;
+  uint32_t payload_bytes(TableId t) const { return tables().at(t).payload_bytes; }
   uint32_t record_bytes(TableId t) const { return txn::record_bytes(payload_bytes(t)); }
 
   // Replica r (0 = primary) of a record's partition.
   NodeId node_of(TableId t, uint64_t key, uint32_t replica = 0) const;
   const TablePlacement& placement(NodeId node, TableId t) const;
   // The bucket a key hashes to (its probe chain starts there).
-  uint64_t bucket_of(TableId t, uint64_t key, uint64_t buckets) const;
+  uint64_t bucket_of(TableId t, uint64_t key, uint64_t buckets) const { return store_bucket(t, key, buckets); }
   // Decodes one bucket: the record offset of `key`, or 0 if absent there.
   static uint64_t find_in_bucket(std::span<const std::byte, kBucketBytes> bucket, uint64_t key);
 
@@ -138,20 +156,16 @@ class Store {
   Backend& b_;
   StoreOptions o_;
   uint32_t replicas_ = 1;
-  std::vector<TableSpec> tables_;
   HomeFn home_;
+  // The layout and the host-side directory; shared with other stores built
+  // from the same plan (StorePlanCache), never changed.
+  std::shared_ptr<const StorePlan> plan_;
   std::vector<std::vector<TablePlacement>> placement_;  // [node][table]
-  std::vector<std::vector<uint64_t>> keys_;             // [table]
-  // Host-side directory: (table, key) -> record index per replica node.
-  struct DirEntry {
-    uint64_t key;
-    uint32_t slot[4];  // record index on each replica's node (replicas <= 4)
-  };
-  std::vector<std::vector<DirEntry>> dir_;  // [table], sorted by key
-  std::vector<RemoteAddr> logs_;            // [node]
-  // build(): every copy's record image into its allocated heap, in load order.
-  void write_records(const StoreLoader& loader, const std::vector<DirEntry>& row_dir,
-                     const std::vector<NodeId>& row_primary);
+  std::vector<RemoteAddr> logs_;                        // [node]
+  // build(): each index image with its heap's offset, then every copy's
+  // record image into its heap, in load order.
+  void write_indexes();
+  void write_records();
 };
 
 }  // namespace lw::txn

@@ -1,0 +1,48 @@
+// Store plans shared by runs that load the same data (the points of a repro
+// figure sweep threads or designs over one data set): a run whose records,
+// tables, home answers and layout options equal a cached plan's reuses it
+// and skips the layout, only allocating and writing the images.
+//
+// Reuse is exact: a fingerprint finds the candidate, then every record, key,
+// payload byte and home answer is compared. Thread-safe; a plan being made
+// is waited for, not made twice. Bounded by bytes: the oldest plans go first,
+// and a plan larger than the bound is not kept.
+#pragma once
+
+#include <cstdint>
+#include <future>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "latchwork/txn/store_plan.h"
+
+namespace lw::txn {
+
+class StorePlanCache {
+ public:
+  explicit StorePlanCache(uint64_t max_bytes) : max_bytes_(max_bytes) {}
+
+  // StorePlan::make's plan for these inputs, or an equal one made before.
+  std::shared_ptr<const StorePlan> plan(std::vector<TableSpec> tables, const HomeFn& home, StoreLoader loader,
+                                        const StoreOptions& o, std::string* error);
+
+  uint64_t hits() const;
+  uint64_t misses() const;
+  uint64_t bytes() const;  // held by the kept plans
+
+ private:
+  struct Entry {
+    uint64_t fingerprint = 0;
+    std::shared_future<std::shared_ptr<const StorePlan>> plan;
+    uint64_t bytes = 0;  // 0 while being made
+  };
+  const uint64_t max_bytes_;
+  mutable std::mutex mu_;
+  std::list<Entry> entries_;  // newest first
+  uint64_t bytes_ = 0, hits_ = 0, misses_ = 0;
+};
+
+}  // namespace lw::txn

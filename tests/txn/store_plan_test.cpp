@@ -1,0 +1,213 @@
+// Store plans and their cache: a store built from a shared plan is byte for
+// byte the store built alone, and a plan is reused only for equal inputs.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstring>
+#include <thread>
+
+#include "latchwork/backends.h"
+#include "latchwork/txn/store_plan_cache.h"
+
+namespace lw::txn {
+namespace {
+
+const std::vector<TableSpec> kTables = {{"small", 8}, {"wide", 100}};
+
+// Keys spread so that some buckets overflow into their neighbours.
+StoreLoader load(uint64_t rows, uint8_t salt = 0) {
+  StoreLoader l;
+  for (uint64_t k = 0; k < rows; ++k) {
+    std::array<std::byte, 100> p{};
+    for (size_t i = 0; i < p.size(); ++i) p[i] = static_cast<std::byte>(k * 31 + i + salt);
+    const TableId t = static_cast<TableId>(k % 2);
+    l.add(t, k * 7919, std::span<const std::byte>(p.data(), kTables[t].payload_bytes));
+  }
+  return l;
+}
+
+NodeId by_key(TableId, uint64_t key, uint32_t nodes) { return static_cast<NodeId>(key % nodes); }
+NodeId all_on_zero(TableId, uint64_t, uint32_t) { return 0; }
+
+StoreOptions options() {
+  StoreOptions o;
+  o.nodes = 3;
+  o.replicas = 2;
+  o.coordinators = 2;
+  o.log_ring_bytes = 4096;
+  return o;
+}
+
+std::unique_ptr<Backend> backend() {
+  ClusterConfig c;
+  c.memory_nodes = 3;
+  std::string err;
+  auto b = make_backend(c, &err);
+  EXPECT_TRUE(b) << err;
+  return b;
+}
+
+// Every byte the store wrote: each node's index and records, per table.
+std::vector<std::byte> images(const Store& s) {
+  std::vector<std::byte> out;
+  for (NodeId n = 0; n < s.nodes(); ++n)
+    for (TableId t = 0; t < s.tables().size(); ++t) {
+      const TablePlacement& p = s.placement(n, t);
+      for (auto [at, len] : {std::pair{p.index, p.buckets * kBucketBytes},
+                             std::pair{p.records, p.record_count * s.record_bytes(t)}}) {
+        const size_t old = out.size();
+        out.resize(old + len);
+        s.backend().host_read(at, out.data() + old, len);
+      }
+    }
+  return out;
+}
+
+TEST(TxnStorePlan, SharedPlanBuildsTheSameStore) {
+  auto b1 = backend(), b2 = backend(), b3 = backend();
+  std::string err;
+  auto alone = Store::build(*b1, kTables, by_key, load(3000), options(), &err);
+  ASSERT_TRUE(alone) << err;
+
+  StorePlanCache cache(1ull << 30);
+  auto p1 = cache.plan(kTables, by_key, load(3000), options(), &err);
+  auto p2 = cache.plan(kTables, by_key, load(3000), options(), &err);
+  ASSERT_TRUE(p1 && p2) << err;
+  EXPECT_EQ(p1, p2);
+  EXPECT_EQ(cache.misses(), 1u);
+  EXPECT_EQ(cache.hits(), 1u);
+  EXPECT_EQ(cache.bytes(), p1->bytes());
+  auto s1 = Store::build(*b2, p1, by_key, options(), &err);
+  auto s2 = Store::build(*b3, p2, by_key, options(), &err);
+  ASSERT_TRUE(s1 && s2) << err;
+
+  const std::vector<std::byte> want = images(*alone);
+  EXPECT_EQ(images(*s1), want);
+  EXPECT_EQ(images(*s2), want);
+  // And that image is right: every copy found through its node's index, as
+  // a one-sided lookup finds it, holding its loaded payload.
+  for (TableId t = 0; t < kTables.size(); ++t) {
+    EXPECT_EQ(s1->keys(t), alone->keys(t));
+    for (uint64_t key : s1->keys(t))
+      for (uint32_t r = 0; r < 2; ++r) {
+        const RemoteAddr a = s1->address(t, key, r);
+        ASSERT_EQ(a, alone->address(t, key, r));
+        const TablePlacement& p = s1->placement(s1->node_of(t, key, r), t);
+        uint64_t found = 0, bucket = store_bucket(t, key, p.buckets);
+        for (uint32_t probe = 0; probe < p.max_probe && found == 0; ++probe, bucket = (bucket + 1) % p.buckets) {
+          std::array<std::byte, kBucketBytes> img;
+          b2->host_read(p.index + bucket * kBucketBytes, img.data(), img.size());
+          found = Store::find_in_bucket(img, key);
+        }
+        ASSERT_EQ(found, a.offset()) << "table " << t << " key " << key << " replica " << r;
+        std::array<std::byte, 100> payload{}, want{};
+        ASSERT_TRUE(s1->host_read(t, key, r, nullptr, payload));
+        for (size_t i = 0; i < kTables[t].payload_bytes; ++i) want[i] = static_cast<std::byte>((key / 7919) * 31 + i);
+        ASSERT_EQ(payload, want) << "table " << t << " key " << key;
+      }
+  }
+  // Some key sits past its home bucket, so the images cover probe chains.
+  uint64_t chained = 0;
+  for (NodeId n = 0; n < 3; ++n)
+    for (TableId t = 0; t < 2; ++t) {
+      const StorePlan::Part& part = p1->parts[n][t];
+      for (uint64_t bucket = 0; bucket < part.buckets; ++bucket)
+        for (uint32_t slot = 0; slot < kBucketSlots; ++slot) {
+          uint64_t k1;
+          std::memcpy(&k1, part.index.data() + bucket * kBucketBytes + slot * 16, 8);
+          if (k1 != 0 && store_bucket(t, k1 - 1, part.buckets) != bucket) ++chained;
+        }
+    }
+  EXPECT_GT(chained, 0u);
+}
+
+TEST(TxnStorePlan, ReusedOnlyForEqualInputs) {
+  StorePlanCache cache(1ull << 30);
+  std::string err;
+  auto base = cache.plan(kTables, by_key, load(500), options(), &err);
+  ASSERT_TRUE(base) << err;
+  // One payload byte, the home function, a layout option, a table: each a new plan.
+  auto other_payload = cache.plan(kTables, by_key, load(500, 1), options(), &err);
+  auto other_home = cache.plan(kTables, all_on_zero, load(500), options(), &err);
+  StoreOptions looser = options();
+  looser.index_load = 0.25;
+  auto other_load = cache.plan(kTables, by_key, load(500), looser, &err);
+  std::vector<TableSpec> wider = kTables;
+  wider[1].payload_bytes = 120;
+  auto other_table = cache.plan(wider, by_key, load(500), options(), &err);
+  for (const auto& p : {other_payload, other_home, other_load, other_table}) {
+    ASSERT_TRUE(p) << err;
+    EXPECT_NE(p, base);
+  }
+  EXPECT_EQ(cache.hits(), 0u);
+  EXPECT_EQ(cache.misses(), 5u);
+  EXPECT_NE(other_payload->loader, base->loader);
+  EXPECT_NE(other_home->row_primary, base->row_primary);
+  EXPECT_GT(other_load->parts[0][0].buckets, base->parts[0][0].buckets);
+  // Options outside the layout (log rings, coordinators) share the plan.
+  StoreOptions more_logs = options();
+  more_logs.coordinators = 9;
+  more_logs.log_ring_bytes = 8192;
+  EXPECT_EQ(cache.plan(kTables, by_key, load(500), more_logs, &err), base);
+  EXPECT_EQ(cache.hits(), 1u);
+}
+
+TEST(TxnStorePlan, BoundedByBytes) {
+  std::string err;
+  auto one = StorePlan::make(kTables, by_key, load(400), options(), &err);
+  ASSERT_TRUE(one) << err;
+  // Room for one plan of this size, not two: the older goes.
+  StorePlanCache cache(one->bytes() + one->bytes() / 2);
+  auto a = cache.plan(kTables, by_key, load(400), options(), &err);
+  auto b = cache.plan(kTables, by_key, load(400, 1), options(), &err);
+  EXPECT_LE(cache.bytes(), one->bytes() + one->bytes() / 2);
+  EXPECT_EQ(cache.plan(kTables, by_key, load(400, 1), options(), &err), b);
+  EXPECT_NE(cache.plan(kTables, by_key, load(400), options(), &err), a);  // made again
+  EXPECT_EQ(cache.hits(), 1u);
+  EXPECT_EQ(cache.misses(), 3u);
+  // A plan larger than the bound is made but not kept.
+  StorePlanCache tiny(1);
+  ASSERT_TRUE(tiny.plan(kTables, by_key, load(400), options(), &err));
+  EXPECT_EQ(tiny.bytes(), 0u);
+  ASSERT_TRUE(tiny.plan(kTables, by_key, load(400), options(), &err));
+  EXPECT_EQ(tiny.misses(), 2u);
+}
+
+TEST(TxnStorePlan, ConcurrentRequestsMakeOnePlan) {
+  StorePlanCache cache(1ull << 30);
+  std::shared_ptr<const StorePlan> got[4];
+  std::vector<std::thread> threads;
+  for (auto& g : got)
+    threads.emplace_back([&cache, &g] {
+      std::string err;
+      g = cache.plan(kTables, by_key, load(2000), options(), &err);
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& g : got) EXPECT_EQ(g, got[0]);
+  EXPECT_EQ(cache.misses(), 1u);
+  EXPECT_EQ(cache.hits(), 3u);
+}
+
+TEST(TxnStorePlan, FailuresAreReportedAndNotKept) {
+  StorePlanCache cache(1ull << 30);
+  std::string err;
+  StoreLoader twice = load(10);
+  std::array<std::byte, 8> p{};
+  twice.add(0, 0, p);  // key 0 of table 0 again
+  EXPECT_FALSE(cache.plan(kTables, by_key, twice, options(), &err));
+  EXPECT_NE(err.find("twice"), std::string::npos) << err;
+  err.clear();
+  EXPECT_FALSE(cache.plan(kTables, by_key, twice, options(), &err));
+  EXPECT_NE(err.find("twice"), std::string::npos) << err;
+  EXPECT_EQ(cache.bytes(), 0u);
+  auto beyond = [](TableId, uint64_t, uint32_t nodes) { return static_cast<NodeId>(nodes); };
+  EXPECT_FALSE(cache.plan(kTables, beyond, load(10), options(), &err));
+  EXPECT_NE(err.find("beyond"), std::string::npos) << err;
+  StoreOptions bad = options();
+  bad.nodes = 0;
+  EXPECT_FALSE(cache.plan(kTables, by_key, load(10), bad, &err));
+  EXPECT_NE(err.find("nodes"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace lw::txn
