@@ -2,6 +2,7 @@
 #include "latchwork/repro/repro_lock.h"
 #include "latchwork/repro/repro_rpc.h"
 #include "latchwork/repro/repro_txn.h"
+#include "latchwork/verbs/node_memory_reuse.h"
 
 #include <algorithm>
 #include <atomic>
@@ -346,6 +347,9 @@ namespace {
 // The store layouts a figure's transaction points share, at most this many
 // bytes (a TATP plan at SMART Fig. 10's scale is ~400 MB).
 constexpr uint64_t kPlanCacheBytes = 1ull << 30;
+// The node memory the points hand on to later ones, at most (resident bytes;
+// two points of SMART Fig. 10 hold ~1.2 GB between them).
+constexpr uint64_t kReusedNodeBytes = 2ull << 30;
 
 // One point's run (never a same_run_as view).
 PerfResult run_point(const ReproPoint& p, txn::StorePlanCache* plans) {
@@ -406,6 +410,7 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
   std::exception_ptr failure;
   std::atomic<size_t> next{0};
   txn::StorePlanCache plans(kPlanCacheBytes);
+  NodeMemoryReuse reuse(kReusedNodeBytes);
   if (progress) progress(0, n);
   // Workers take points in order; each result goes to its own slot.
   auto work = [&] {

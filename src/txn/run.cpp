@@ -211,8 +211,6 @@ TxnRunResult run_txn(const ClusterConfig& cluster, const TxnWorkload& workload, 
 
   // The store.
   const auto load_start = std::chrono::steady_clock::now();
-  StoreLoader loader;
-  workload.load(loader);
   StoreOptions so;
   so.nodes = c.memory_nodes;
   so.replicas = o.design.replicas;
@@ -220,6 +218,9 @@ TxnRunResult run_txn(const ClusterConfig& cluster, const TxnWorkload& workload, 
   so.log_ring_bytes = o.log_ring_bytes;
   so.shared_name = o.shared_name;
   so.write_images = o.process_index == 0;
+  StoreLoader loader;
+  if (o.plan_cache != nullptr) loader.expect(o.plan_cache->candidate(workload.tables(), so));
+  workload.load(loader);
   const TxnWorkload* wl = &workload;
   const HomeFn home = [wl](TableId t, uint64_t k, uint32_t n) { return wl->home(t, k, n); };
   std::shared_ptr<const StorePlan> plan =

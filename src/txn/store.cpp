@@ -45,16 +45,58 @@ std::string StoreOptions::validate() const {
 
 void StoreLoader::add(TableId table, uint64_t key, std::span<const std::byte> payload) {
   LW_CHECK_MSG(payload.size() <= kMaxPayloadBytes, "a record payload longer than kMaxPayloadBytes");
+  if (expected_ != nullptr) {
+    const StoreLoader& e = expected_->loader;
+    if (matched_ < e.rows_.size()) {
+      const Row& r = e.rows_[matched_];
+      if (r.table == table && r.key == key && r.bytes == payload.size() &&
+          std::equal(payload.begin(), payload.end(), e.blob_.begin() + static_cast<std::ptrdiff_t>(r.payload_at))) {
+        ++matched_;
+        return;
+      }
+    }
+    settle();  // a different record: from here on, a loader of its own
+  }
   rows_.push_back({table, key, blob_.size(), static_cast<uint32_t>(payload.size())});
   blob_.insert(blob_.end(), payload.begin(), payload.end());
 }
 
+void StoreLoader::expect(std::shared_ptr<const StorePlan> plan) {
+  LW_CHECK_MSG(rows_.empty() && expected_ == nullptr, "expect() comes before the first add()");
+  expected_ = std::move(plan);
+  matched_ = 0;
+}
+
+bool StoreLoader::loaded_expected() const {
+  return expected_ != nullptr && matched_ == expected_->loader.rows_.size();
+}
+
+void StoreLoader::settle() {
+  if (expected_ == nullptr) return;
+  const StoreLoader& e = expected_->loader;
+  // Payloads are appended in order: the first matched_ rows' are a prefix.
+  const size_t blob = matched_ == 0 ? 0 : e.rows_[matched_ - 1].payload_at + e.rows_[matched_ - 1].bytes;
+  rows_.assign(e.rows_.begin(), e.rows_.begin() + static_cast<std::ptrdiff_t>(matched_));
+  blob_.assign(e.blob_.begin(), e.blob_.begin() + static_cast<std::ptrdiff_t>(blob));
+  expected_.reset();
+  matched_ = 0;
+}
+
+bool StoreLoader::operator==(const StoreLoader& o) const {
+  if (expected_ == nullptr && o.expected_ == nullptr) return rows_ == o.rows_ && blob_ == o.blob_;
+  StoreLoader a = *this, b = o;  // rare: compare settled copies
+  a.settle();
+  b.settle();
+  return a.rows_ == b.rows_ && a.blob_ == b.blob_;
+}
+
 void StoreLoader::reserve(size_t records, size_t payload_bytes) {
+  if (expected_ != nullptr) return;  // following a plan: likely nothing to store
   rows_.reserve(rows_.size() + records);
   blob_.reserve(blob_.size() + payload_bytes);
 }
 
-size_t StoreLoader::records() const { return rows_.size(); }
+size_t StoreLoader::records() const { return expected_ != nullptr ? matched_ : rows_.size(); }
 
 uint64_t store_bucket(TableId t, uint64_t key, uint64_t buckets) {
   LW_CHECK(buckets > 0);

@@ -50,6 +50,7 @@ std::vector<NodeId> StorePlan::primaries(const std::vector<TableSpec>& tables, c
     return std::vector<NodeId>();
   };
   if (!home) return fail("no home function");
+  LW_CHECK_MSG(loader.expected_ == nullptr, "primaries() of a loader still following a plan: settle() it");
   out.reserve(loader.rows_.size());
   for (const StoreLoader::Row& r : loader.rows_) {
     if (r.table >= tables.size()) return fail("a record of table " + std::to_string(r.table) + " which does not exist");
@@ -62,6 +63,7 @@ std::vector<NodeId> StorePlan::primaries(const std::vector<TableSpec>& tables, c
 
 std::shared_ptr<const StorePlan> StorePlan::make(std::vector<TableSpec> tables, const HomeFn& home, StoreLoader loader,
                                                  const StoreOptions& o, std::string* error) {
+  loader.settle();
   if (std::string e = check_shape(tables, o); !e.empty()) {
     if (error) *error = e;
     return nullptr;
@@ -81,6 +83,7 @@ std::shared_ptr<const StorePlan> StorePlan::make(std::vector<TableSpec> tables, 
     if (error) *error = m;
     return nullptr;
   };
+  loader.settle();
   if (std::string e = check_shape(tables, o); !e.empty()) return fail(e);
   LW_CHECK_MSG(row_primary.size() == loader.rows_.size(), "one primary per loaded row");
 

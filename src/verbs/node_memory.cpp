@@ -8,6 +8,7 @@
 #include <string>
 
 #include "latchwork/base/assert.h"
+#include "latchwork/verbs/node_memory_reuse.h"
 
 namespace lw {
 
@@ -21,6 +22,10 @@ NodeMemory::NodeMemory(uint64_t host_bytes, uint64_t device_bytes)
 
 NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what) : bytes_(bytes) {
   if (bytes == 0) return;
+  if (void* kept = NodeMemoryReuse::take(bytes)) {  // already zero
+    base_ = static_cast<std::byte*>(kept);
+    return;
+  }
   // NORESERVE: a large node that a run barely touches must not need swap
   // space for all of it up front.
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -41,7 +46,7 @@ NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what) : bytes_(bytes) {
 }
 
 NodeMemory::Mapping::~Mapping() {
-  if (base_ != nullptr) munmap(base_, bytes_);
+  if (base_ != nullptr && !NodeMemoryReuse::give(base_, bytes_)) munmap(base_, bytes_);
 }
 
 void NodeMemory::host_copy_in(uint64_t offset, const void* src, uint64_t length) {

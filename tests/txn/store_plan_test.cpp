@@ -188,6 +188,59 @@ TEST(TxnStorePlan, ConcurrentRequestsMakeOnePlan) {
   EXPECT_EQ(cache.hits(), 3u);
 }
 
+// A loader that expects a plan stores nothing while its records match, and
+// ends as a loader of its own, equal to one loaded plainly, when they do not.
+TEST(TxnStorePlan, ExpectingLoaderMatchesOrSettles) {
+  StorePlanCache cache(1ull << 30);
+  std::string err;
+  EXPECT_EQ(cache.candidate(kTables, options()), nullptr);
+  auto base = cache.plan(kTables, by_key, load(600), options(), &err);
+  ASSERT_TRUE(base) << err;
+  ASSERT_EQ(cache.candidate(kTables, options()), base);
+  EXPECT_EQ(cache.candidate({{"other", 8}}, options()), nullptr);
+  StoreOptions looser = options();
+  looser.index_load = 0.25;
+  EXPECT_EQ(cache.candidate(kTables, looser), nullptr);
+
+  auto expecting = [&](uint64_t rows, uint8_t salt) {
+    StoreLoader l;
+    l.expect(cache.candidate(kTables, options()));
+    for (uint64_t k = 0; k < rows; ++k) {  // load()'s records, through the expecting loader
+      std::array<std::byte, 100> p{};
+      for (size_t j = 0; j < p.size(); ++j) p[j] = static_cast<std::byte>(k * 31 + j + salt);
+      const TableId t = static_cast<TableId>(k % 2);
+      l.add(t, k * 7919, std::span<const std::byte>(p.data(), kTables[t].payload_bytes));
+    }
+    return l;
+  };
+  StoreLoader same = expecting(600, 0);
+  EXPECT_TRUE(same.loaded_expected());
+  EXPECT_EQ(same.records(), 600u);
+  EXPECT_EQ(same, load(600));
+  EXPECT_EQ(cache.plan(kTables, by_key, std::move(same), options(), &err), base);
+  EXPECT_EQ(cache.hits(), 1u);
+  // The same records with another home: not the plan.
+  auto moved = cache.plan(kTables, all_on_zero, expecting(600, 0), options(), &err);
+  ASSERT_TRUE(moved) << err;
+  EXPECT_NE(moved, base);
+  EXPECT_EQ(moved->loader, load(600));
+
+  // Fewer records (a prefix), a different payload, more records: each ends
+  // equal to the plain load, and gets its own plan.
+  for (auto [rows, salt] : {std::pair<uint64_t, uint8_t>{300, 0}, {600, 1}, {900, 0}}) {
+    StoreLoader l = expecting(rows, salt);
+    EXPECT_FALSE(l.loaded_expected()) << rows << " rows, salt " << int{salt};
+    EXPECT_EQ(l.records(), rows);
+    l.settle();
+    EXPECT_EQ(l, load(rows, salt));
+    auto p = cache.plan(kTables, by_key, expecting(rows, salt), options(), &err);
+    ASSERT_TRUE(p) << err;
+    EXPECT_NE(p, base);
+    EXPECT_EQ(p->loader, load(rows, salt));
+    EXPECT_EQ(p->row_dir.size(), rows);
+  }
+}
+
 TEST(TxnStorePlan, FailuresAreReportedAndNotKept) {
   StorePlanCache cache(1ull << 30);
   std::string err;

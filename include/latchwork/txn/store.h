@@ -71,6 +71,8 @@ struct StoreOptions {
   std::string validate() const;
 };
 
+struct StorePlan;
+
 class StoreLoader {
  public:
   // An initial record; a (table, key) may be added once.
@@ -79,7 +81,19 @@ class StoreLoader {
   // large loads then grow no vector, each growth a copy of all before it).
   void reserve(size_t records, size_t payload_bytes);
   size_t records() const;
-  bool operator==(const StoreLoader&) const = default;
+  // Equal records in the same order (a loader still following its
+  // reference compares as the records it has seen).
+  bool operator==(const StoreLoader& o) const;
+
+  // Before the first add(): the records will likely be `plan`'s again (a
+  // StorePlanCache candidate). While they are, add() only compares them
+  // with the plan's and stores nothing; at the first difference it copies
+  // the plan's records so far and goes on as any loader.
+  void expect(std::shared_ptr<const StorePlan> plan);
+  // After the last add(): every record was the expected plan's, and as many.
+  bool loaded_expected() const;
+  // The records as a loader of its own (a no-op unless it followed a plan).
+  void settle();
 
  private:
   friend class Store;
@@ -94,6 +108,8 @@ class StoreLoader {
   };
   std::vector<Row> rows_;
   std::vector<std::byte> blob_;
+  std::shared_ptr<const StorePlan> expected_;  // while following it
+  size_t matched_ = 0;                         // its records seen so far
 };
 
 // Where one table lives on one node.
@@ -107,8 +123,6 @@ struct TablePlacement {
 
 // The bucket a key hashes to in a table of `buckets` (its probe chain starts there).
 uint64_t store_bucket(TableId t, uint64_t key, uint64_t buckets);
-
-struct StorePlan;
 
 class Store {
  public:

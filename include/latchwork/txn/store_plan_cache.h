@@ -3,8 +3,10 @@
 // tables, home answers and layout options equal a cached plan's reuses it
 // and skips the layout, only allocating and writing the images.
 //
-// Reuse is exact: a fingerprint finds the candidate, then every record, key,
-// payload byte and home answer is compared. Thread-safe; a plan being made
+// Reuse is exact: every record, key, payload byte and home answer is
+// compared, either as the records are loaded (a loader that expect()s the
+// candidate stores nothing while they match) or, for a loader of its own,
+// after a fingerprint found the candidate. Thread-safe; a plan being made
 // is waited for, not made twice. Bounded by bytes: the oldest plans go first,
 // and a plan larger than the bound is not kept.
 #pragma once
@@ -28,6 +30,10 @@ class StorePlanCache {
   // StorePlan::make's plan for these inputs, or an equal one made before.
   std::shared_ptr<const StorePlan> plan(std::vector<TableSpec> tables, const HomeFn& home, StoreLoader loader,
                                         const StoreOptions& o, std::string* error);
+
+  // The most recently used plan for these tables and layout options: what a
+  // loader should expect() (nullptr if none).
+  std::shared_ptr<const StorePlan> candidate(const std::vector<TableSpec>& tables, const StoreOptions& o) const;
 
   uint64_t hits() const;
   uint64_t misses() const;

@@ -1,0 +1,137 @@
+// Released node memory kept mapped and zeroed (node_memory_reuse.h).
+#include "latchwork/verbs/node_memory_reuse.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "latchwork/base/assert.h"
+
+namespace lw {
+
+namespace {
+
+struct Kept {
+  void* base;
+  uint64_t bytes;
+  uint64_t resident;
+};
+
+struct Pool {
+  uint64_t max_resident = 0;
+  uint64_t resident = 0;
+  uint64_t reused = 0;
+  std::vector<Kept> kept;
+};
+
+// Mappings kept at most, whatever their resident bytes (address space).
+constexpr size_t kMaxKept = 64;
+
+std::mutex g_mu;
+Pool* g_pool = nullptr;  // the live NodeMemoryReuse's, under g_mu
+
+bool all_zero(const std::byte* p, size_t n) {
+  uint64_t acc = 0;
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    acc |= w;
+  }
+  return acc == 0;
+}
+
+// Makes every byte of the mapping read zero, keeping the pages that were
+// written (resident and not all zero: zeroed here) and dropping the rest, so
+// that what is kept is one run's writes, not the union of every run's. False
+// if mincore or madvise fails (the caller unmaps). *resident: bytes kept.
+bool clean(void* base, uint64_t bytes, uint64_t* resident) {
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t pages = (bytes + page - 1) / page;
+  std::vector<unsigned char> in_core(pages);
+  if (mincore(base, bytes, in_core.data()) != 0) return false;
+  auto* b = static_cast<std::byte*>(base);
+  *resident = 0;
+  uint64_t drop = 0;  // first page of the current run of pages to drop
+  for (uint64_t i = 0; i <= pages; ++i) {
+    std::byte* p = b + i * page;
+    const uint64_t n = i < pages ? std::min(page, bytes - i * page) : 0;
+    // Written: resident (a page only read maps the shared zero page, which
+    // reads as all zero) and not all zero.
+    const bool written = i < pages && (in_core[i] & 1) != 0 && !all_zero(p, n);
+    if (!written && i < pages) continue;
+    if (drop < i && madvise(b + drop * page, (i - drop) * page, MADV_DONTNEED) != 0) return false;
+    drop = i + 1;
+    if (i == pages) break;
+    std::memset(p, 0, n);
+    *resident += page;
+  }
+  return true;
+}
+
+}  // namespace
+
+NodeMemoryReuse::NodeMemoryReuse(uint64_t max_resident_bytes) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_pool != nullptr) return;  // another is alive: this one does nothing
+  pool_ = g_pool = new Pool;
+  g_pool->max_resident = max_resident_bytes;
+}
+
+NodeMemoryReuse::~NodeMemoryReuse() {
+  if (pool_ == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_pool = nullptr;
+  }
+  auto* p = static_cast<Pool*>(pool_);
+  for (const Kept& k : p->kept) munmap(k.base, k.bytes);
+  delete p;
+}
+
+uint64_t NodeMemoryReuse::reused() const {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return pool_ ? static_cast<Pool*>(pool_)->reused : 0;
+}
+
+uint64_t NodeMemoryReuse::kept_bytes() const {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return pool_ ? static_cast<Pool*>(pool_)->resident : 0;
+}
+
+void* NodeMemoryReuse::take(uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_pool == nullptr) return nullptr;
+  auto& kept = g_pool->kept;
+  for (size_t i = kept.size(); i-- > 0;)  // the last kept first: the warmest
+    if (kept[i].bytes == bytes) {
+      void* base = kept[i].base;
+      g_pool->resident -= kept[i].resident;
+      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
+      ++g_pool->reused;
+      return base;
+    }
+  return nullptr;
+}
+
+bool NodeMemoryReuse::give(void* base, uint64_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (g_pool == nullptr) return false;
+  }
+  uint64_t resident = 0;
+  if (!clean(base, bytes, &resident)) return false;
+  std::lock_guard<std::mutex> lock(g_mu);
+  // The pool may have ended while this mapping was cleaned.
+  if (g_pool == nullptr || g_pool->kept.size() >= kMaxKept ||
+      g_pool->resident + resident > g_pool->max_resident)
+    return false;
+  g_pool->kept.push_back({base, bytes, resident});
+  g_pool->resident += resident;
+  return true;
+}
+
+}  // namespace lw
