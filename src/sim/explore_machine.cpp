@@ -123,6 +123,7 @@ Capabilities Machine::capabilities() const {
   Capabilities c;
   c.device_memory = spec_.device_bytes > 0;
   c.deterministic = true;
+  c.allocations_zero = true;
   return c;
 }
 

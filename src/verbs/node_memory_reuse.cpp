@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "latchwork/base/assert.h"
+#include "latchwork/base/zero_bytes.h"
 
 namespace lw {
 
@@ -33,16 +34,6 @@ constexpr size_t kMaxKept = 64;
 
 std::mutex g_mu;
 Pool* g_pool = nullptr;  // the live NodeMemoryReuse's, under g_mu
-
-bool all_zero(const std::byte* p, size_t n) {
-  uint64_t acc = 0;
-  for (size_t i = 0; i < n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    acc |= w;
-  }
-  return acc == 0;
-}
 
 // Makes every byte of the mapping read zero, keeping the pages that were
 // written (resident and not all zero: zeroed here) and dropping the rest, so
