@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
 #include <vector>
 
 #include "cluster_flags.h"
@@ -91,11 +93,10 @@ void print_comparison(const ReproResult& r) {
               r.wall_seconds > 0 ? static_cast<double>(r.verbs) / r.wall_seconds / 1e6 : 0.0);
 }
 
-// Runs `argv[0]` (looked up on PATH) with exactly these arguments — no shell,
-// so no quoting: a path may hold any character. Waits for it; returns its
-// exit status, or -1 (with *error set) if it could not be started or was
-// killed by a signal.
-int run_program(const std::vector<std::string>& args, std::string* error) {
+// Starts `argv[0]` (looked up on PATH) with exactly these arguments — no
+// shell, so no quoting: a path may hold any character. 0 and *error if it
+// could not be started.
+pid_t start_program(const std::vector<std::string>& args, std::string* error) {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -103,17 +104,23 @@ int run_program(const std::vector<std::string>& args, std::string* error) {
   const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
   if (rc != 0) {
     *error = "cannot start " + args[0] + ": " + std::strerror(rc);
-    return -1;
+    return 0;
   }
+  return pid;
+}
+
+// Waits for a started program; its exit status, or -1 (with *error set) if
+// it was killed by a signal.
+int wait_program(pid_t pid, const std::string& name, std::string* error) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
-      *error = std::string("waiting for ") + args[0] + ": " + std::strerror(errno);
+      *error = "waiting for " + name + ": " + std::strerror(errno);
       return -1;
     }
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
-  *error = args[0] + " was killed by signal " + std::to_string(WTERMSIG(status));
+  *error = name + " was killed by signal " + std::to_string(WTERMSIG(status));
   return -1;
 }
 
@@ -146,8 +153,8 @@ int cmd_repro(int argc, const char* const* argv) {
   f.add_bool("strict", &strict, "exit 1 if a paper value is outside its tolerance");
   uint64_t jobs = 0;
   f.add_uint("jobs", &jobs,
-             "points simulated at once, each on its own thread (0: one per core); the values do "
-             "not depend on it, only the wall time",
+             "points simulated at once, each on its own thread, and plot runs at the end (0: one "
+             "per core); the values do not depend on it, only the wall time",
              0, 256);
   std::vector<const char*> args(argv, argv + argc);
   std::string name;
@@ -174,9 +181,10 @@ int cmd_repro(int argc, const char* const* argv) {
   if (ec) return usage_error(f, "cannot create --out directory " + out_dir + ": " + ec.message());
 
   bool all_ok = true;
-  // PNGs are drawn at the end, in one run of the plot script: starting
-  // Python and matplotlib costs more than drawing a figure.
-  std::vector<std::string> plot_args = {python, plot_script};
+  // PNGs are drawn at the end, by one run of the plot script per job (each
+  // a share of the figures): starting Python and matplotlib costs more than
+  // drawing a figure, and one run alone left the other cores idle.
+  std::vector<std::string> plot_files;  // json, png pairs
   std::vector<std::string> pngs;
   for (const ReproFigure* fig : figures) {
     const ReproResult r = run_repro(
@@ -200,16 +208,35 @@ int cmd_repro(int argc, const char* const* argv) {
     }
     if (!json) print_comparison(r);
     for (const auto& c : r.comparisons) all_ok = all_ok && c.within;
-    plot_args.push_back(json_path);
-    plot_args.push_back(png_path);
+    plot_files.push_back(json_path);
+    plot_files.push_back(png_path);
     pngs.push_back(png_path);
     if (!json) std::printf("wrote %s.{csv,json}\n\n", base.string().c_str());
   }
   if (!no_plot) {
-    // An argument vector, not a shell command: a quote or `$(...)` in a
-    // path is just a character of that path.
+    // Argument vectors, not shell commands: a quote or `$(...)` in a path
+    // is just a character of that path.
+    const size_t runs = std::clamp<size_t>(jobs == 0 ? std::thread::hardware_concurrency() : jobs, 1, pngs.size());
     std::string err;
-    const int rc = run_program(plot_args, &err);
+    int rc = 0;
+    std::vector<pid_t> started;
+    for (size_t k = 0; k < runs && err.empty(); ++k) {
+      std::vector<std::string> args = {python, plot_script};
+      for (size_t i = k; i < pngs.size(); i += runs) {
+        args.push_back(plot_files[2 * i]);
+        args.push_back(plot_files[2 * i + 1]);
+      }
+      if (const pid_t pid = start_program(args, &err)) started.push_back(pid);
+      else rc = -1;
+    }
+    for (pid_t pid : started) {
+      std::string e;
+      const int r = wait_program(pid, python, &e);
+      if (r != 0 && rc == 0) {
+        rc = r;
+        err = e;
+      }
+    }
     if (rc != 0) {
       std::fprintf(stderr, "latchwork: plotting failed (%s; needs python3-matplotlib; see scripts/bootstrap.sh): %s %s ...\n",
                    err.empty() ? ("exit status " + std::to_string(rc)).c_str() : err.c_str(),
