@@ -169,7 +169,6 @@ ThreadsBackend::ThreadsBackend(const ClusterConfig& config) : impl_(std::make_un
 Capabilities ThreadsBackend::capabilities() const {
   Capabilities c;
   c.rpc = true;
-  c.allocations_zero = true;
   return c;
 }
 

@@ -95,7 +95,11 @@ std::shared_ptr<const StorePlan> StorePlanCache::plan(std::vector<TableSpec> tab
     }
   }
   if (made_by_another.valid()) {
-    std::shared_ptr<const StorePlan> p = made_by_another.get();
+    std::shared_ptr<const StorePlan> p;
+    try {
+      p = made_by_another.get();
+    } catch (...) {  // its making threw: make our own below, with our own error
+    }
     const bool same = p != nullptr && p->fits(o) && p->tables == tables && p->row_primary == primary &&
                       p->loader == loader;
     {

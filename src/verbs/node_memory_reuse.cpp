@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include "latchwork/base/assert.h"
@@ -42,13 +43,18 @@ Pool* g_pool = nullptr;  // the live NodeMemoryReuse's, under g_mu
 bool clean(void* base, uint64_t bytes, uint64_t* resident) {
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   const uint64_t pages = (bytes + page - 1) / page;
-  std::vector<unsigned char> in_core(pages);
+  std::vector<unsigned char> in_core;
+  try {
+    in_core.resize(pages);
+  } catch (const std::bad_alloc&) {  // called from a destructor: unmap instead
+    return false;
+  }
   if (mincore(base, bytes, in_core.data()) != 0) return false;
   auto* b = static_cast<std::byte*>(base);
   *resident = 0;
   uint64_t drop = 0;  // first page of the current run of pages to drop
   for (uint64_t i = 0; i <= pages; ++i) {
-    std::byte* p = b + i * page;
+    std::byte* p = i < pages ? b + i * page : nullptr;
     const uint64_t n = i < pages ? std::min(page, bytes - i * page) : 0;
     // Written: resident (a page only read maps the shared zero page, which
     // reads as all zero) and not all zero.
