@@ -123,7 +123,6 @@ Capabilities Machine::capabilities() const {
   Capabilities c;
   c.device_memory = spec_.device_bytes > 0;
   c.deterministic = true;
-  c.allocations_zero = true;
   return c;
 }
 

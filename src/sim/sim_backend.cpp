@@ -89,7 +89,6 @@ void SimBackend::set_verb_trace(VerbTrace* trace) {
 Capabilities SimBackend::capabilities() const {
   Capabilities c;
   c.deterministic = true;
-  c.allocations_zero = true;
   c.programmable_switch = impl_->cfg.network.programmable_switch.enabled;
   c.switch_optimistic_latching = impl_->cfg.network.programmable_switch.optimistic_latching();
   c.smartnic = impl_->cfg.network.smartnic.enabled;

@@ -30,11 +30,10 @@ RemoteAddr alloc(Backend& b, const StoreOptions& o, NodeId node, const std::stri
   return b.allocate_shared(node, o.shared_name + "/txn/" + what, bytes);
 }
 
-// Writes an image at `at`. Where fresh allocations read zero, its all-zero
-// pieces are left unwritten: TPC-C's empty order slots are zero records,
-// and writing zeros over zero memory costs a page fault each for nothing.
-void write_image(Backend& b, bool skip_zeros, RemoteAddr at, const std::byte* data, uint64_t len) {
-  if (!skip_zeros) return b.host_write(at, data, len);
+// Writes an image at `at`, leaving its all-zero pages unwritten: allocate()
+// hands out zeroed memory (backend.h; conformance case allocate-zeroed), and
+// TPC-C's empty order slots are zero records, each page a fault for nothing.
+void write_image(Backend& b, RemoteAddr at, const std::byte* data, uint64_t len) {
   constexpr uint64_t kPiece = 4096;
   auto zero = [&](uint64_t from) { return all_zero(data + from, std::min(kPiece, len - from)); };
   uint64_t run = 0;  // start of the pending non-zero run
@@ -187,7 +186,6 @@ void Store::write_indexes() {
   constexpr uint64_t kChunkBytes = 256u << 10;
   static_assert(kChunkBytes % kBucketBytes == 0);
   std::vector<std::byte> chunk(kChunkBytes);
-  const bool skip_zeros = b_.capabilities().allocations_zero && o_.shared_name.empty();
   for (uint32_t n = 0; n < o_.nodes; ++n)
     for (uint32_t t = 0; t < plan_->tables.size(); ++t) {
       const std::vector<std::byte>& idx = plan_->parts[n][t].index;
@@ -203,7 +201,7 @@ void Store::write_indexes() {
           const uint64_t off = p.records.offset() + rel;
           std::memcpy(chunk.data() + at + 8, &off, 8);
         }
-        write_image(b_, skip_zeros, p.index + done, chunk.data(), len);
+        write_image(b_, p.index + done, chunk.data(), len);
       }
     }
 }
@@ -223,13 +221,12 @@ void Store::write_records() {
     std::vector<std::byte> buf;
   };
   const uint32_t nt = static_cast<uint32_t>(plan_->tables.size());
-  const bool skip_zeros = b_.capabilities().allocations_zero && o_.shared_name.empty();
   std::vector<Heap> heaps(size_t{o_.nodes} * nt);
   auto flush = [&](NodeId n, uint32_t t) {
     Heap& h = heaps[size_t{n} * nt + t];
     const uint64_t rb = record_bytes(static_cast<TableId>(t));
     if (h.buffered == 0) return;
-    write_image(b_, skip_zeros, placement_[n][t].records + h.written * rb, h.buf.data(), h.buffered * rb);
+    write_image(b_, placement_[n][t].records + h.written * rb, h.buf.data(), h.buffered * rb);
     h.written += h.buffered;
     h.buffered = 0;
   };

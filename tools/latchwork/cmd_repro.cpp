@@ -184,8 +184,7 @@ int cmd_repro(int argc, const char* const* argv) {
   // PNGs are drawn at the end, by one run of the plot script per job (each
   // a share of the figures): starting Python and matplotlib costs more than
   // drawing a figure, and one run alone left the other cores idle.
-  std::vector<std::string> plot_files;  // json, png pairs
-  std::vector<std::string> pngs;
+  std::vector<std::pair<std::string, std::string>> plots;  // json, png
   for (const ReproFigure* fig : figures) {
     const ReproResult r = run_repro(
         *fig,
@@ -208,23 +207,21 @@ int cmd_repro(int argc, const char* const* argv) {
     }
     if (!json) print_comparison(r);
     for (const auto& c : r.comparisons) all_ok = all_ok && c.within;
-    plot_files.push_back(json_path);
-    plot_files.push_back(png_path);
-    pngs.push_back(png_path);
+    plots.emplace_back(json_path, png_path);
     if (!json) std::printf("wrote %s.{csv,json}\n\n", base.string().c_str());
   }
   if (!no_plot) {
     // Argument vectors, not shell commands: a quote or `$(...)` in a path
     // is just a character of that path.
-    const size_t runs = std::clamp<size_t>(jobs == 0 ? std::thread::hardware_concurrency() : jobs, 1, pngs.size());
+    const size_t runs = std::clamp<size_t>(jobs == 0 ? std::thread::hardware_concurrency() : jobs, 1, plots.size());
     std::string err;
     int rc = 0;
     std::vector<pid_t> started;
     for (size_t k = 0; k < runs && err.empty(); ++k) {
       std::vector<std::string> args = {python, plot_script};
-      for (size_t i = k; i < pngs.size(); i += runs) {
-        args.push_back(plot_files[2 * i]);
-        args.push_back(plot_files[2 * i + 1]);
+      for (size_t i = k; i < plots.size(); i += runs) {
+        args.push_back(plots[i].first);
+        args.push_back(plots[i].second);
       }
       if (const pid_t pid = start_program(args, &err)) started.push_back(pid);
       else rc = -1;
@@ -242,7 +239,7 @@ int cmd_repro(int argc, const char* const* argv) {
                    err.empty() ? ("exit status " + std::to_string(rc)).c_str() : err.c_str(),
                    cli::shell_quote(python).c_str(), cli::shell_quote(plot_script).c_str());
     } else if (!json) {
-      for (const std::string& png : pngs) std::printf("drew %s\n", png.c_str());
+      for (const auto& plot : plots) std::printf("drew %s\n", plot.second.c_str());
     }
   }
   return strict && !all_ok ? kExitCheckFailed : kExitOk;

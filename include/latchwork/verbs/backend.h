@@ -69,11 +69,6 @@ struct Capabilities {
   bool masked_atomics = true;  // masked CAS/FAA execute (else they complete kUnsupported)
   bool cpu_access = true;      // coroutines may run on memory-node threads
   bool deterministic = false;  // the same seed replays the same run (sim)
-  // Memory from allocate() reads zero until written (never handed out
-  // twice, from zeroed node memory), and set-up may skip writing zeros into
-  // it: the simulators. Not the threads backend, whose timed runs would then
-  // fault those pages in.
-  bool allocations_zero = false;
   // An aligned 64-byte line is read and written atomically, as a PCIe NIC
   // does. Soft-RoCE copies in software and can tear a line: schemes that
   // rely on line atomicity (FaRM per-line versions) are not safe there.
