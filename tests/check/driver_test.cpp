@@ -252,6 +252,45 @@ TEST(CheckDriver, AblationNamesEachRelaxationThatSufficesWhenNoneIsNecessary) {
   }
 }
 
+TEST(CheckDriver, OnlyKeptFailingSeedsRunAgainForTheirCauses) {
+  auto factory = [] { return std::make_unique<SingleReadRecord>(); };
+  Options o = small(60);
+  o.shape = {2, 1, 1, 0, 30};
+  o.explain = false;
+  Report rep = run(factory, o);
+  ASSERT_GT(rep.failing_seeds, 0u);
+  // Exactly the seeds with a failure kept in the report ran twice; later
+  // failing seeds (past the report's 64 failures) only once.
+  std::set<uint64_t> kept;
+  for (const Finding& x : rep.findings)
+    if (x.failure) kept.insert(x.seed);
+  EXPECT_EQ(rep.seeds_rerun_for_causes, kept.size());
+  EXPECT_LT(rep.seeds_rerun_for_causes, rep.failing_seeds);
+  for (const Finding& x : rep.findings) {
+    if (x.failure) {
+      EXPECT_FALSE(x.causes.empty()) << x.summary();
+    }
+  }
+  // A kept failure carries what the log saw, as run_seed (always logged) gives it.
+  const Finding& f = rep.findings.front();
+  ASSERT_TRUE(f.failure);
+  EXPECT_FALSE(f.causes.empty()) << f.summary();
+  SeedResult alone = run_seed(factory, o, f.seed);
+  ASSERT_TRUE(alone.failed());
+  const auto first = std::find_if(alone.findings.begin(), alone.findings.end(),
+                                  [](const Finding& x) { return x.failure; });
+  ASSERT_NE(first, alone.findings.end());
+  EXPECT_EQ(first->causes, f.causes);
+  EXPECT_EQ(alone.trace_hash, f.trace_hash);
+  // Without causes wanted, nothing runs twice and nothing is explained by the log.
+  o.keep_causes = false;
+  Report quiet = run(factory, o);
+  EXPECT_EQ(quiet.seeds_rerun_for_causes, 0u);
+  EXPECT_EQ(quiet.trace_hash, rep.trace_hash);
+  EXPECT_EQ(quiet.failing_seeds, rep.failing_seeds);
+  EXPECT_TRUE(quiet.findings.front().causes.empty());
+}
+
 TEST(CheckDriver, ASeedReplaysExactly) {
   auto factory = [] { return std::make_unique<SingleReadRecord>(); };
   Options o = small(1);

@@ -210,6 +210,9 @@ struct Report {
   // at most one per seed, so also the seeds that reported one.
   uint64_t reports_total = 0;
   uint64_t trace_hash = 0;  // folds every seed's
+  // Failing seeds run a second time with the relaxation log for their
+  // findings' causes (keep_causes; at most one per failure kept).
+  uint64_t seeds_rerun_for_causes = 0;
   bool clean() const { return failing_seeds == 0; }
   std::string summary() const;  // a few lines for people
 };
