@@ -8,6 +8,7 @@
 #include "latchwork/runtime/smart.h"
 #include "latchwork/sim/sim_backend.h"
 #include "latchwork/txn/store.h"
+#include "latchwork/txn/store_plan_cache.h"
 #include "latchwork/txn/run.h"
 #include "latchwork/txn/txn.h"
 
@@ -18,18 +19,25 @@ uint32_t coordinators_of(const ClusterConfig& c, const check::Shape& s) {
   return s.workers() + c.memory_nodes * s.memory_node_threads;
 }
 
+// `plans` (may be null) shares the store's layout between the seeds of a
+// sweep: every seed loads the same records (the workload has no seed).
 std::unique_ptr<txn::Store> build_store(Backend& b, const txn::TxnWorkload& wl, const txn::DesignConfig& d,
-                                        uint32_t coordinators, uint64_t log_ring_bytes, std::string* err) {
-  txn::StoreLoader loader;
-  wl.load(loader);
+                                        uint32_t coordinators, uint64_t log_ring_bytes,
+                                        txn::StorePlanCache* plans, std::string* err) {
   txn::StoreOptions so;
   so.nodes = b.config().memory_nodes;
   so.replicas = d.replicas;
   so.coordinators = coordinators;
   so.log_ring_bytes = log_ring_bytes;
+  txn::StoreLoader loader;
+  if (plans != nullptr) loader.expect(plans->candidate(wl.tables(), so));
+  wl.load(loader);
   const txn::TxnWorkload* w = &wl;
-  return txn::Store::build(
-      b, wl.tables(), [w](txn::TableId t, uint64_t k, uint32_t n) { return w->home(t, k, n); }, loader, so, err);
+  const txn::HomeFn home = [w](txn::TableId t, uint64_t k, uint32_t n) { return w->home(t, k, n); };
+  std::shared_ptr<const txn::StorePlan> plan =
+      plans != nullptr ? plans->plan(wl.tables(), home, std::move(loader), so, err)
+                       : txn::StorePlan::make(wl.tables(), home, std::move(loader), so, err);
+  return plan ? txn::Store::build(b, std::move(plan), home, so, err) : nullptr;
 }
 
 txn::DesignConfig design_of(const TxnCheckOptions& t) {
@@ -41,7 +49,8 @@ txn::DesignConfig design_of(const TxnCheckOptions& t) {
 
 class TxnCheck final : public check::Workload {
  public:
-  explicit TxnCheck(TxnCheckOptions t) : t_(std::move(t)) {}
+  TxnCheck(TxnCheckOptions t, std::shared_ptr<txn::StorePlanCache> plans)
+      : t_(std::move(t)), plans_(std::move(plans)) {}
 
   void setup(check::SeedRun& run) override {
     const ClusterConfig& c = run.config();
@@ -52,7 +61,7 @@ class TxnCheck final : public check::Workload {
     wl_ = make_oltp_workload(t_.workload, oo, &err);
     if (!wl_) return run.fail("setup", err);
     coordinators_ = coordinators_of(c, run.shape());
-    store_ = build_store(run.backend(), *wl_, design_, coordinators_, t_.log_ring_bytes, &err);
+    store_ = build_store(run.backend(), *wl_, design_, coordinators_, t_.log_ring_bytes, plans_.get(), &err);
     if (!store_) return run.fail("setup", "building the store failed: " + err);
     model_ = &run.add_model(std::make_unique<check::SerializabilityModel>());
     std::vector<std::string> names;
@@ -163,6 +172,7 @@ class TxnCheck final : public check::Workload {
 
  private:
   TxnCheckOptions t_;
+  std::shared_ptr<txn::StorePlanCache> plans_;  // shared by the sweep's seeds
   txn::DesignConfig design_;
   std::unique_ptr<txn::TxnWorkload> wl_;
   uint32_t coordinators_ = 0;
@@ -261,13 +271,15 @@ std::string txn_check_validate(const TxnCheckOptions& t, const check::Options& o
   std::string err;
   std::unique_ptr<txn::TxnWorkload> wl = make_oltp_workload(t.workload, oo, &err);
   if (!wl) return err;
-  if (!build_store(sim, *wl, d, coordinators_of(c, o.shape), t.log_ring_bytes, &err))
+  if (!build_store(sim, *wl, d, coordinators_of(c, o.shape), t.log_ring_bytes, nullptr, &err))
     return "the store does not fit: " + err;
   return "";
 }
 
 check::WorkloadFactory txn_check_workload(const TxnCheckOptions& t) {
-  return [t] { return std::make_unique<TxnCheck>(t); };
+  // A sweep's seeds share store layouts; bounded, and freed with the factory.
+  auto plans = std::make_shared<txn::StorePlanCache>(uint64_t{256} << 20);
+  return [t, plans] { return std::make_unique<TxnCheck>(t, plans); };
 }
 
 }  // namespace lw::workloads
