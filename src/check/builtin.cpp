@@ -40,7 +40,8 @@ std::vector<BuiltinInfo> make_registry() {
   for (const std::string& s : tuple_scheme_names()) {
     auto it = tuple_descriptions().find(s);
     v.push_back({"tuples", s, tuple_scheme_is_correct(s),
-                 it == tuple_descriptions().end() ? std::string("(no description)") : it->second});
+                 it == tuple_descriptions().end() ? std::string("(no description)") : it->second,
+                 tuple_scheme_needs_silent_failed_cas(s)});
   }
   v.push_back({"btree", "btree-optimistic", true,
                "B+-tree, 256 B nodes: optimistic lock coupling on version words, splits racing lookups"});
@@ -54,10 +55,13 @@ std::vector<BuiltinInfo> make_registry() {
                "RACE whose slot CAS does not wait for the key-value block's WRITE (another node)"});
   v.push_back({"locks", "alock", true,
                "ALock (Baran et al.): cohort MCS queues + Peterson; local workers use only CPU accesses"});
-  v.push_back({"locks", "spin", true, "RDMA CAS spinlock, local workers through loopback; release by WRITE 0"});
+  v.push_back({"locks", "spin", true, "RDMA CAS spinlock, local workers through loopback; release by CAS 1 -> 0"});
   v.push_back({"locks", "mcs", true, "RDMA MCS: tail CAS by RDMA, waiters spin on their own descriptor"});
   v.push_back({"locks", "spin-local-cpu", false,
                "spinlock whose local workers CAS with the CPU: not atomic with NIC CAS (atomic_loses_cpu)"});
+  v.push_back({"locks", "spin-write-unlock", false,
+               "spinlock released by a WRITE of 0: a waiter's failed CAS writes 1 back over it "
+               "(failed_cas_writes_back, as Soft-RoCE does)"});
   v.push_back({"locks", "alock-victim-after-check", false,
                "ALock whose Peterson tests before writing victim: enters beside the other cohort's holder"});
   v.push_back({"locks", "alock-no-victim", false,
@@ -93,17 +97,19 @@ std::vector<std::string> builtin_schemes(const std::string& structure) {
   return v;
 }
 
+std::string builtin_schemes_message(const std::string& structure) {
+  const std::vector<std::string> v = builtin_schemes(structure);
+  std::string m = "the " + structure + " structure takes the scheme" + (v.size() == 1 ? " " : "s ");
+  for (size_t i = 0; i < v.size(); ++i) m += (i == 0 ? "" : i + 1 == v.size() ? " and " : ", ") + v[i];
+  return m;
+}
+
 std::string BuiltinOptions::validate() const {
   if (structure != "tuples" && structure != "btree" && structure != "hash" && structure != "locks" &&
       structure != "sherman")
     return "structure must be tuples, btree, hash, locks or sherman";
   if (!find_builtin(structure, scheme)) {
-    if (structure == "btree") return "the btree structure takes the schemes btree-optimistic and btree-pessimistic";
-    if (structure == "hash") return "the hash structure takes the schemes race, smart-ht and unordered-publish";
-    if (structure == "sherman") return "the sherman structure takes the schemes per-line, smart-bt, fg+, two-level and early-handover";
-    if (structure == "locks")
-      return "the locks structure takes the schemes alock, spin, mcs, spin-local-cpu, alock-victim-after-check "
-             "and alock-no-victim";
+    if (structure != "tuples") return builtin_schemes_message(structure);
     TupleStoreOptions t;
     if (std::string e = parse_tuple_scheme(scheme, &t); !e.empty()) return e;
     return "scheme " + scheme + " is not a tuples scheme";
@@ -151,6 +157,7 @@ Options builtin_check_options(const BuiltinOptions& b, const ClusterConfig& base
     // Symmetric nodes: the workers are memory-node threads (two per node);
     // one compute worker (a remote-only client of the spinlocks).
     builtin_detail::locks_prepare_cluster(&o.cluster);
+    lock_scheme_prepare_semantics(b.scheme, &o.cluster.semantics);
     o.shape.compute_nodes = 1;
     o.shape.threads_per_node = 1;
     o.shape.coroutines_per_thread = 1;

@@ -57,6 +57,7 @@ locks::LockTableConfig table_config(const BuiltinOptions& b, const ClusterConfig
   t.coroutines_per_thread = 1;  // the driver runs one coroutine per memory-node thread
   if (b.scheme == "spin") t.kind = locks::LockKind::kSpin;
   else if (b.scheme == "spin-local-cpu") t.kind = locks::LockKind::kSpinLocalCpu;
+  else if (b.scheme == "spin-write-unlock") t.kind = locks::LockKind::kSpinWriteUnlock;
   else if (b.scheme == "mcs") t.kind = locks::LockKind::kMcs;
   else t.kind = locks::LockKind::kAlock;
   if (b.scheme == "alock-victim-after-check") t.variant = locks::AlockVariant::kVictimAfterCheck;
@@ -64,7 +65,9 @@ locks::LockTableConfig table_config(const BuiltinOptions& b, const ClusterConfig
   return t;
 }
 
-bool is_spin(locks::LockKind k) { return k == locks::LockKind::kSpin || k == locks::LockKind::kSpinLocalCpu; }
+bool is_spin(locks::LockKind k) {
+  return k == locks::LockKind::kSpin || k == locks::LockKind::kSpinLocalCpu || k == locks::LockKind::kSpinWriteUnlock;
+}
 
 struct Wait {
   Nanos posted, done, acquired;
@@ -252,6 +255,10 @@ class LocksWorkload final : public Workload {
 };
 
 }  // namespace
+
+void lock_scheme_prepare_semantics(const std::string& scheme, Semantics* s) {
+  if (scheme == "spin-write-unlock" && s->atomic_loses_write) s->failed_cas_writes_back = true;
+}
 
 namespace builtin_detail {
 

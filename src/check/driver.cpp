@@ -62,7 +62,7 @@ void add_causes(const RelaxationLog& log, const Placement& who, Nanos start, Nan
   std::vector<RelaxationEvent> events = log.of(who, start, end);
   for (const RelaxationEvent& e : log.overlapping(start, end))
     if (e.relaxation == "atomic_loses_write" || e.relaxation == "atomic_loses_cpu" ||
-        e.relaxation == "switch_duplicate")
+        e.relaxation == "failed_cas_writes_back" || e.relaxation == "switch_duplicate")
       events.push_back(e);
   for (const RelaxationEvent& e : events) {
     if (f->causes.size() >= 4) break;

@@ -43,8 +43,11 @@ SeedPlan plan_for(const Options& o, uint64_t seed) {
   p.jitter_ns = o.cluster.timing.jitter_ns;
   if (!o.swarm) return p;
   Rng r(seed ^ kSwarmSalt);
+  // Switches added after seeds were published draw after everything else, so
+  // that a published seed keeps the plan it had (an old report still replays).
+  auto drawn_last = [](const Semantics::Switch& sw) { return sw.field == &Semantics::failed_cas_writes_back; };
   for (const Semantics::Switch& sw : Semantics::switches())
-    if (o.cluster.semantics.*(sw.field)) p.semantics.*(sw.field) = r.below(4) != 0;
+    if (!drawn_last(sw) && o.cluster.semantics.*(sw.field)) p.semantics.*(sw.field) = r.below(4) != 0;
   // Windows are drawn even for switches drawn off, so that a plan with one
   // switch flipped back on (ablation) is still a valid configuration.
   p.semantics.read_spread_ns = log_uniform(r, 200, o.max_read_spread_ns);
@@ -53,6 +56,8 @@ SeedPlan plan_for(const Options& o, uint64_t seed) {
   // A quarter of the seeds run without jitter: some interleavings need
   // requests to arrive exactly as posted.
   p.jitter_ns = r.below(4) == 0 ? 0 : log_uniform(r, 10, o.max_jitter_ns);
+  for (const Semantics::Switch& sw : Semantics::switches())
+    if (drawn_last(sw) && o.cluster.semantics.*(sw.field)) p.semantics.*(sw.field) = r.below(4) != 0;
   return p;
 }
 

@@ -58,6 +58,9 @@ const std::vector<Semantics::Switch>& Semantics::switches() {
        "two READs on one queue pair execute in either order"},
       {"write_payload_late", &Semantics::write_payload_late,
        "a WRITE's source is read when the NIC executes it: a buffer changed after post sends new bytes"},
+      // Last: check's swarm draws it after every other draw (swarm.cpp).
+      {"failed_cas_writes_back", &Semantics::failed_cas_writes_back,
+       "a failed NIC CAS writes back the value it read (Soft-RoCE): a WRITE or CPU store inside it is lost"},
   };
   return list;
 }
@@ -83,6 +86,8 @@ std::string Semantics::validate() const {
        &Semantics::write_line_gap_ns},
       {"atomic_loses_write", &Semantics::atomic_loses_write, "atomic_window_ns", &Semantics::atomic_window_ns},
       {"atomic_loses_cpu", &Semantics::atomic_loses_cpu, "atomic_window_ns", &Semantics::atomic_window_ns},
+      {"failed_cas_writes_back", &Semantics::failed_cas_writes_back, "atomic_window_ns",
+       &Semantics::atomic_window_ns},
   };
   for (const Need& n : kNeeds)
     if (this->*(n.on) && this->*(n.window) == 0)

@@ -147,13 +147,17 @@ std::string write_address_order(const ClusterConfig& base) {
   return outcome;
 }
 
-// NIC FAA +1 races a WRITE of 100 to the same word. Outcome: the final value.
-std::string atomic_vs_write(const ClusterConfig& base) {
+// A NIC atomic on x = 0 races a WRITE of 100 from another node. Outcome:
+// the final value. An FAA +1: "1" only if it wrote back over the WRITE
+// (atomic_loses_write). A CAS 5 -> 7, which fails (x is 0 or 100): "0" only
+// if it wrote back the 0 it read over the WRITE (failed_cas_writes_back).
+std::string atomic_vs_write(const ClusterConfig& base, bool failing_cas) {
   SimBackend sim(shape(base, 2, 1));
   RemoteAddr x = sim.allocate(0, 8, 8);
-  sim.spawn(compute(0), [x](Worker& w) -> Task<void> {
+  sim.spawn(compute(0), [x, failing_cas](Worker& w) -> Task<void> {
     co_await w.sleep(w.rng().below(kStartSpread / 4));
-    LW_CHECK((co_await w.faa(x, 1)).ok());
+    Result<uint64_t> r = failing_cas ? co_await w.cas(x, 5, 7) : co_await w.faa(x, 1);
+    LW_CHECK(r.ok() && (!failing_cas || r.value != 5));
   });
   sim.spawn(compute(1), [x](Worker& w) -> Task<void> {
     co_await w.sleep(w.rng().below(kStartSpread / 4));
@@ -381,8 +385,12 @@ const std::vector<LitmusTest>& litmus_tests() {
        {"00", "01", "11"}, "10", &Semantics::write_lines_staggered, {}},
       {"write_address_order", "a multi-line WRITE lands in increasing address order",
        write_address_order, {"00", "01", "11"}, "", nullptr, {"10"}},
-      {"atomic_loses_write", "a WRITE landing inside a NIC atomic is lost", atomic_vs_write,
+      {"atomic_loses_write", "a WRITE landing inside a NIC atomic is lost",
+       [](const ClusterConfig& c) { return atomic_vs_write(c, false); },
        {"100", "101"}, "1", &Semantics::atomic_loses_write, {}},
+      {"failed_cas_writes_back", "a failed NIC CAS writes back what it read: a WRITE inside it is lost",
+       [](const ClusterConfig& c) { return atomic_vs_write(c, true); }, {"100"}, "0",
+       &Semantics::failed_cas_writes_back, {}},
       {"atomic_loses_cpu", "CPU atomics are not atomic with NIC atomics", atomic_vs_cpu,
        {"2"}, "1", &Semantics::atomic_loses_cpu, {}},
       {"nic_atomics_atomic", "NIC atomics on one NIC are atomic with each other", atomics_atomic,

@@ -119,6 +119,18 @@ std::map<std::string, LitmusProgram> programs() {
         },
         [](Backend& b, Shared& s) { return std::to_string(b.host_load(s.x)); }, out);
   };
+  p["failed_cas_writes_back"] = [](Sink out) {
+    return spec({compute(0), compute(1)}, 8, 0,
+        [](Worker& w, uint32_t i, Shared& s) -> Task<void> {
+          if (i == 0) {
+            LW_CHECK((co_await w.cas(s.x, 5, 7)).ok());  // x is 0 or 100: it fails
+          } else {
+            const uint64_t v = 100;
+            LW_CHECK(ok(co_await w.write(s.x, &v, 8)));
+          }
+        },
+        [](Backend& b, Shared& s) { return std::to_string(b.host_load(s.x)); }, out);
+  };
   p["atomic_loses_cpu"] = [](Sink out) {
     return spec({compute(0), {Placement::Kind::kMemory, 0, 0, 0}}, 8, 0,
         [](Worker& w, uint32_t i, Shared& s) -> Task<void> {

@@ -85,6 +85,7 @@ Result<Hocl> Hocl::create(Backend& b, const HoclConfig& cfg) {
     }
   }
   if (!s->on_chip) {
+    s->release_by_cas = b.capabilities().failed_cas_writes_back;
     for (uint32_t n = 0; n < s->memory_nodes; ++n) {
       const NodeId node = static_cast<NodeId>(n);
       const uint64_t bytes = glt_bytes(cfg, false);
@@ -243,11 +244,12 @@ bool Hocl::release_global(const Grant& g, Batch& batch) const {
   if (s.cfg.hierarchical &&
       s.local(g.compute_node).decide(s.entry(g.node, g.index), g.ticket, s.cfg.handover, s.cfg.max_handover))
     return false;  // handed over at release_local: no remote access
-  LW_CHECK_MSG(batch.size() < Batch::kMax, "no room in the batch for the release WRITE");
+  LW_CHECK_MSG(batch.size() < Batch::kMax, "no room in the batch for the release");
   // Appended after the caller's write-backs: WRITEs on one QP execute in
   // order, so the lock is free only once the node is written back.
   const RemoteAddr word = word_addr(g.node, g.index);
   if (s.on_chip) batch.write(word + 2 * (g.index % kLanes), s.zero, 2);
+  else if (s.release_by_cas) batch.cas(word, uint64_t{g.compute_node} + 1, 0);  // the id take_global set
   else batch.write(word, s.zero, 8);
   return true;
 }

@@ -106,6 +106,11 @@ class LocalTable {
 struct Hocl::State {
   HoclConfig cfg;
   bool on_chip = false;
+  // Host-memory GLT words are freed with a CAS id -> 0 where a failed CAS may
+  // write back (Capabilities::failed_cas_writes_back), with a WRITE of 0
+  // elsewhere (Sherman's release): a waiter's failing CAS would rewrite its
+  // id over the WRITE. On-chip locks need neither: no PCIe window.
+  bool release_by_cas = false;
   std::string fallback;
   uint32_t memory_nodes = 0;
   uint32_t compute_nodes = 0;

@@ -133,7 +133,13 @@ struct Ctx {
 };
 
 Task<Status> spin_lock(Ctx c, uint64_t i, bool local_cpu);
-Task<Status> spin_unlock(Ctx c, uint64_t i, bool local_cpu);
+// How a spinlock holder frees the word (spin_lock.cpp says why kCas).
+enum class SpinRelease : uint8_t {
+  kCas,            // RDMA CAS held -> free (kSpin where a failed CAS may write back)
+  kWrite,          // RDMA WRITE of free (kSpin elsewhere; kSpinWriteUnlock always: broken)
+  kLocalCpuStore,  // a CPU store on the lock's node, else kWrite (kSpinLocalCpu: broken)
+};
+Task<Status> spin_unlock(Ctx c, uint64_t i, SpinRelease how);
 Task<Status> mcs_lock(Ctx c, uint64_t i);
 Task<Status> mcs_unlock(Ctx c, uint64_t i);
 Task<Status> alock_lock(Ctx c, uint64_t i);

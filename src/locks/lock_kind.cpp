@@ -9,12 +9,14 @@ const char* to_string(LockKind k) {
     case LockKind::kSpinLocalCpu: return "spin-local-cpu";
     case LockKind::kMcs: return "mcs";
     case LockKind::kAlock: return "alock";
+    case LockKind::kSpinWriteUnlock: return "spin-write-unlock";
   }
   return "?";
 }
 
 bool parse_lock_kind(const std::string& s, LockKind* out) {
-  for (LockKind k : {LockKind::kSpin, LockKind::kSpinLocalCpu, LockKind::kMcs, LockKind::kAlock}) {
+  for (LockKind k : {LockKind::kSpin, LockKind::kSpinLocalCpu, LockKind::kMcs, LockKind::kAlock,
+                     LockKind::kSpinWriteUnlock}) {
     if (s == to_string(k)) {
       *out = k;
       return true;

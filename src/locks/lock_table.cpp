@@ -27,6 +27,7 @@ Result<std::shared_ptr<LockTable>> LockTable::create(Backend& b, const LockTable
   std::shared_ptr<LockTable> t(new LockTable());
   t->cfg_ = c;
   t->nodes_ = nodes;
+  t->spin_release_by_cas_ = b.capabilities().failed_cas_writes_back;
   const uint64_t per_worker = uint64_t{c.threads_per_node} * c.coroutines_per_thread;
   for (uint32_t n = 0; n < nodes; ++n) {
     const uint64_t lines = (c.locks + nodes - 1 - n) / nodes;  // locks i with i % nodes == n
@@ -84,6 +85,7 @@ Task<Status> LockClient::lock(uint64_t i) {
   switch (t_.config().kind) {
     case LockKind::kSpin: s = co_await detail::spin_lock(c, i, false); break;
     case LockKind::kSpinLocalCpu: s = co_await detail::spin_lock(c, i, true); break;
+    case LockKind::kSpinWriteUnlock: s = co_await detail::spin_lock(c, i, false); break;
     case LockKind::kMcs: s = co_await detail::mcs_lock(c, i); break;
     case LockKind::kAlock: s = co_await detail::alock_lock(c, i); break;
   }
@@ -109,8 +111,12 @@ Task<Status> LockClient::unlock(uint64_t i) {
   detail::Ctx c{t_, w_, stats_, attempt_};
   Status s = Status::kUnsupported;
   switch (t_.config().kind) {
-    case LockKind::kSpin: s = co_await detail::spin_unlock(c, i, false); break;
-    case LockKind::kSpinLocalCpu: s = co_await detail::spin_unlock(c, i, true); break;
+    case LockKind::kSpin:
+      s = co_await detail::spin_unlock(c, i, t_.spin_release_by_cas() ? detail::SpinRelease::kCas
+                                                                       : detail::SpinRelease::kWrite);
+      break;
+    case LockKind::kSpinLocalCpu: s = co_await detail::spin_unlock(c, i, detail::SpinRelease::kLocalCpuStore); break;
+    case LockKind::kSpinWriteUnlock: s = co_await detail::spin_unlock(c, i, detail::SpinRelease::kWrite); break;
     case LockKind::kMcs: s = co_await detail::mcs_unlock(c, i); break;
     case LockKind::kAlock: s = co_await detail::alock_unlock(c, i); break;
   }

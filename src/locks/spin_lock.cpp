@@ -10,18 +10,22 @@
 // both hold the lock. In the simulator that is the atomic_loses_cpu
 // relaxation (a CPU access inside a NIC atomic's read/write-back window).
 //
-// Release. The holder releases with an RDMA WRITE of 0 (a CPU store for a
-// kSpinLocalCpu local holder), not a CAS 1 -> 0. A WRITE is lost only if it
-// lands inside another NIC atomic's read/write-back window *and that atomic
-// writes back* (atomic_loses_write). While the lock is held every other
-// atomic on the word is a CAS expecting 0 that reads 1 and fails, and a
-// failed CAS writes nothing back; nothing ever FAAs the word. So no atomic
-// can overwrite the release, and the WRITE saves the atomic unit a
-// round of serialisation. (Were there an FAA on the word, or a NIC whose
-// failed CAS wrote the old value back, the WRITE could be lost and the lock
-// stay taken forever: then CAS 1 -> 0 would be the only correct release.)
-// The WRITE carries the fence flag so that it cannot overtake a READ of the
-// critical section still in flight on the same queue pair.
+// Release. A WRITE of 0 is lost when it lands inside another NIC atomic's
+// read/write-back window *and that atomic writes back* (atomic_loses_write).
+// While the lock is held every other atomic on the word is a CAS expecting 0
+// that reads 1 and fails. Where a failed CAS writes nothing, the WRITE is
+// safe and saves the atomic unit a round of serialisation, so kSpin releases
+// with it. Soft-RoCE (Linux 6.1 rdma_rxe) writes back the value it read
+// whatever the outcome: a waiter's failing CAS rewrites 1 over the release,
+// the lock stays taken and every waiter spins until max_spins
+// (tests/verbs/node_two_process.sh hung so). Where the backend says a failed
+// CAS may write back (Capabilities::failed_cas_writes_back: verbs, and the
+// simulator under its failed_cas_writes_back switch), kSpin releases with a
+// CAS held -> free, atomic with the waiters' CASes on the same NIC.
+// kSpinWriteUnlock always releases with the WRITE: the checker's negative
+// control (check --structure locks --scheme spin-write-unlock).
+// The release carries the fence flag so that it cannot overtake a READ of
+// the critical section still in flight on the same queue pair.
 #include "latchwork/sync/retry.h"
 #include "lock_impl.h"
 
@@ -46,10 +50,15 @@ Task<Status> spin_lock(Ctx c, uint64_t i, bool local_cpu) {
   }
 }
 
-Task<Status> spin_unlock(Ctx c, uint64_t i, bool local_cpu) {
+Task<Status> spin_unlock(Ctx c, uint64_t i, SpinRelease how) {
   const RemoteAddr word = c.t.lock_addr(i) + offsetof(SpinLine, word);
-  if (local_cpu && c.own_node(word)) co_return co_await c.store(word, kSpinFree);
-  co_return co_await c.rwrite(word, kSpinFree, /*fence=*/true);
+  if (how == SpinRelease::kLocalCpuStore && c.own_node(word)) co_return co_await c.store(word, kSpinFree);
+  if (how != SpinRelease::kCas) co_return co_await c.rwrite(word, kSpinFree, /*fence=*/true);
+  Result<uint64_t> r = co_await c.rcas(word, kSpinHeld, kSpinFree, /*fence=*/true);
+  if (!r.ok()) co_return r.status;
+  LW_CHECK_MSG(r.value == kSpinHeld, "spinlock " + std::to_string(i) + " released while it held " +
+                                         std::to_string(r.value));
+  co_return Status::kOk;
 }
 
 }  // namespace lw::locks::detail

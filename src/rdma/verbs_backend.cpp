@@ -200,6 +200,7 @@ Capabilities VerbsBackend::capabilities() const {
   c.cpu_access = impl_->symmetric() && impl_->nodes[impl_->cfg.verbs.local_node]->local_base != nullptr;
   c.deterministic = false;
   c.line_atomic = !software;
+  c.failed_cas_writes_back = true;  // rxe: yes; a hardware NIC: not known
   c.rpc = impl_->rpc_handlers > 0;
   c.thread_resources = impl_->resources.description();
   return c;

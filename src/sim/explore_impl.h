@@ -159,6 +159,7 @@ class Machine final : public Backend {
     NodeId node;
     uint64_t offset;
     uint32_t op;
+    bool failed_cas = false;  // a failed CAS writing back what it read (failed_cas_writes_back)
   };
 
   // Memory, hashed incrementally: XOR of a hash of every non-zero word.
@@ -166,6 +167,10 @@ class Machine final : public Backend {
   uint64_t load_word(NodeId node, uint64_t off) { return *nodes_[node].mem->word(off); }
   void touch(Node& n, uint64_t off, uint64_t len);
   bool window_on(NodeId node, uint64_t lo, uint64_t hi) const;
+  // Whether an open window keeps a store to [lo, hi) from landing now: one
+  // that may not lose it (`losable`: atomic_loses_write / _cpu). A failed
+  // CAS's window loses every store (failed_cas_writes_back).
+  bool store_blocked(NodeId node, uint64_t lo, uint64_t hi, bool losable) const;
 
   bool submit(XWorker& w, WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter);
   uint32_t new_op();

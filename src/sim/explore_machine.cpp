@@ -5,6 +5,7 @@
 #include <cstring>
 #include <exception>
 
+#include "atomic_effect.h"
 #include "explore_impl.h"
 
 namespace lw::explore::detail {
@@ -123,6 +124,7 @@ Capabilities Machine::capabilities() const {
   Capabilities c;
   c.device_memory = spec_.device_bytes > 0;
   c.deterministic = true;
+  c.failed_cas_writes_back = sem_.failed_cas_writes_back;
   return c;
 }
 
@@ -198,6 +200,13 @@ void Machine::store(NodeId node, uint64_t off, const void* src, uint64_t len) {
 bool Machine::window_on(NodeId node, uint64_t lo, uint64_t hi) const {
   for (const Window& w : windows_)
     if (w.node == node && w.offset < hi && w.offset + kWord > lo) return true;
+  return false;
+}
+
+bool Machine::store_blocked(NodeId node, uint64_t lo, uint64_t hi, bool losable) const {
+  if (losable) return false;
+  for (const Window& w : windows_)
+    if (w.node == node && w.offset < hi && w.offset + kWord > lo && !w.failed_cas) return true;
   return false;
 }
 
@@ -331,7 +340,7 @@ bool Machine::submit(XWorker& w, WorkRequest* wrs, uint32_t n, std::coroutine_ha
         }
       } else {
         op.split = !mem.is_device(wr.remote.offset()) &&
-                   (sem_.atomic_loses_write || sem_.atomic_loses_cpu);
+                   (sem_.atomic_loses_write || sem_.atomic_loses_cpu || sem_.failed_cas_writes_back);
       }
     }
     qps_[q].push_back(slot);
@@ -395,10 +404,10 @@ void Machine::enabled(std::vector<Step>* out) {
             const uint32_t l = op.landed;
             uint64_t lo, hi;
             line_range(wr, l, &lo, &hi);
-            if ((!op.late || l < op.fetched) && (sem_.atomic_loses_write || !window_on(node, lo, hi)))
+            if ((!op.late || l < op.fetched) && !store_blocked(node, lo, hi, sem_.atomic_loses_write))
               out->push_back({StepKind::kWriteLand, static_cast<uint16_t>(l), slot});
           } else if ((!op.late || op.fetched == op.lines) &&
-                     (sem_.atomic_loses_write || !window_on(node, off, off + wr.length))) {
+                     !store_blocked(node, off, off + wr.length, sem_.atomic_loses_write)) {
             out->push_back({StepKind::kWriteLand, Step::kAll, slot});
           }
           break;
@@ -419,7 +428,7 @@ void Machine::enabled(std::vector<Step>* out) {
     } else if (w->wait == XWorker::Wait::kCpu) {
       const bool stores = w->cpu->kind != CpuAccess::Kind::kLoad;
       const uint64_t off = w->cpu->addr.offset();
-      if (!stores || sem_.atomic_loses_cpu || !window_on(w->cpu->addr.node(), off, off + kWord))
+      if (!stores || !store_blocked(w->cpu->addr.node(), off, off + kWord, sem_.atomic_loses_cpu))
         out->push_back({StepKind::kCpu, 0, w->index});
     }
   }
@@ -601,11 +610,13 @@ void Machine::apply(const Step& s) {
     case StepKind::kAtomicRead: {
       const uint64_t old = load_word(node, off);
       wr.old_value = old;
-      op.atomic_writes = apply_atomic(wr, old, &op.atomic_new);
+      const sim::AtomicEffect effect = sim::atomic_effect(sem_, wr, old, &op.atomic_new);
+      op.atomic_writes = effect.writes;
       op.dyn.add(old);
       if (log_) {
         text = op_text(op) + " read " + std::to_string(old);
         if (!op.atomic_writes) text += ": fails, nothing to write back";
+        else if (effect.failed_cas && op.split) text += ": fails, will write back " + std::to_string(old);
         else if (op.split) text += ": will write back " + std::to_string(op.atomic_new);
         else text += ", wrote " + std::to_string(op.atomic_new);
         note(op.worker, text);
@@ -615,7 +626,7 @@ void Machine::apply(const Step& s) {
         finish_effects(op);
       } else {
         op.window = true;
-        windows_.push_back({node, off, s.target});
+        windows_.push_back({node, off, s.target, effect.failed_cas});
       }
       break;
     }

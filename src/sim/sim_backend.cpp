@@ -89,6 +89,7 @@ void SimBackend::set_verb_trace(VerbTrace* trace) {
 Capabilities SimBackend::capabilities() const {
   Capabilities c;
   c.deterministic = true;
+  c.failed_cas_writes_back = impl_->cfg.semantics.failed_cas_writes_back;
   c.programmable_switch = impl_->cfg.network.programmable_switch.enabled;
   c.switch_optimistic_latching = impl_->cfg.network.programmable_switch.optimistic_latching();
   c.smartnic = impl_->cfg.network.smartnic.enabled;

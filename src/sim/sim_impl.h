@@ -105,6 +105,9 @@ struct AtomicWindow {
   // A store that the contract does not allow to be lost landed inside: the
   // atomic is then re-evaluated at write-back (linearised after that store).
   bool protected_store_seen = false;
+  // A failed CAS writing back the value it read (failed_cas_writes_back): it
+  // loses every store that lands inside, whatever atomic_loses_* say.
+  bool failed_cas = false;
   // Losable stores that landed inside since the last protected one; the
   // write-back overwrites them (relaxation log only).
   std::vector<StoreSource> lost;

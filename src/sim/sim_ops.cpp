@@ -2,6 +2,7 @@
 // rules when posted, and their effects on memory when their events fire.
 #include <cstring>
 
+#include "atomic_effect.h"
 #include "sim_impl.h"
 
 namespace lw {
@@ -266,7 +267,7 @@ void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, 
   // The read and the write-back are separate PCIe transactions; on device
   // memory they are one step on the NIC. The simple model has no window of
   // its own, so the contract's window stands in for it.
-  const bool split = !device && (sem.atomic_loses_write || sem.atomic_loses_cpu);
+  const bool split = !device && (sem.atomic_loses_write || sem.atomic_loses_cpu || sem.failed_cas_writes_back);
   if (at.end == at.begin && split) at.end = at.begin + 1 + draw(sem.atomic_window_ns);
   op->access = at;
   op->has_window = at.end > at.begin;
@@ -340,7 +341,8 @@ void SimBackend::Impl::note_store(sim::MemoryNode& m, uint64_t lo, uint64_t hi, 
   for (uint64_t w = lo / kWord * kWord; w < hi; w += kWord) {
     sim::AtomicWindow* win = m.open_windows.find(w);
     if (win == nullptr) continue;
-    if (losable) {
+    if (losable || win->failed_cas) {
+      if (!log) continue;
       win->lost.push_back(src);
     } else {
       // Stores before it are overwritten by it, not lost to the atomic.
@@ -356,15 +358,17 @@ void SimBackend::Impl::on_atomic_read(Op* op) {
   uint64_t* word = m.mem.word(wr.remote.offset());
   const uint64_t old = *word;
   wr.old_value = old;
-  op->atomic_writes = apply_atomic(wr, old, &op->atomic_new);
+  const sim::AtomicEffect effect = sim::atomic_effect(sem, wr, old, &op->atomic_new);
+  op->atomic_writes = effect.writes;
   if (!op->has_window) {
     if (op->atomic_writes) *word = op->atomic_new;
     release_atomic_unit(m, wr.remote.offset(), op);
     return;
   }
   if (!op->atomic_writes) {
-    // A failed CAS writes nothing back; it is complete at its read. The NIC
-    // saves the second PCIe transaction (Sherman §3.2.2).
+    // A failed CAS writes nothing back (unless failed_cas_writes_back); it is
+    // complete at its read. The NIC saves the second PCIe transaction
+    // (Sherman §3.2.2).
     op->has_window = false;
     timing->set_horizon(now);
     // The model gives back what it booked: the access may have been moved
@@ -373,7 +377,8 @@ void SimBackend::Impl::on_atomic_read(Op* op) {
     release_atomic_unit(m, wr.remote.offset(), op);
     return;
   }
-  const bool inserted = m.open_windows.emplace(wr.remote.offset(), sim::AtomicWindow{op, false, {}}).second;
+  const bool inserted =
+      m.open_windows.emplace(wr.remote.offset(), sim::AtomicWindow{op, false, effect.failed_cas, {}}).second;
   LW_CHECK_MSG(inserted, "two NIC atomics overlapped on one word");
 }
 
@@ -389,10 +394,11 @@ void SimBackend::Impl::on_atomic_write_back(Op* op) {
     // Linearise the atomic after the store it may not lose.
     const uint64_t cur = *word;
     wr.old_value = cur;
-    op->atomic_writes = apply_atomic(wr, cur, &op->atomic_new);
+    op->atomic_writes = sim::atomic_effect(sem, wr, cur, &op->atomic_new).writes;
   }
-  // FAA always writes back; CAS only when it succeeded. Whatever landed on the
-  // word since the read is overwritten: that is the lost update.
+  // FAA always writes back; CAS when it succeeded (or, under
+  // failed_cas_writes_back, always). Whatever landed on the word since the
+  // read is overwritten: that is the lost update.
   if (op->atomic_writes) *word = op->atomic_new;
   if (log && op->atomic_writes && !win->lost.empty()) log_lost_stores(op, win->lost);
   m.open_windows.erase(off);

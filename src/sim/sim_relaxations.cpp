@@ -90,12 +90,17 @@ void SimBackend::Impl::log_lost_stores(const sim::Op* atomic,
                                        const std::vector<sim::StoreSource>& lost) {
   const char* name = to_string(atomic->wr->opcode);
   const Nanos read = atomic->access.begin, back = atomic->access.end;
+  // A CAS that failed and still wrote back is named by its own switch
+  // (failed_cas_writes_back): it changed nothing, yet the store is lost.
+  uint64_t unused = 0;
+  const bool failed_cas = !apply_atomic(*atomic->wr, atomic->wr->old_value, &unused);
+  const std::string wrote = failed_cas ? " failed and wrote back the value it read at " : " wrote back at ";
   for (const sim::StoreSource& s : lost) {
     const bool cpu = s.kind[0] == 'C';
-    const char* relaxation = cpu ? "atomic_loses_cpu" : "atomic_loses_write";
+    const char* relaxation = failed_cas ? "failed_cas_writes_back" : cpu ? "atomic_loses_cpu" : "atomic_loses_write";
     log->add(event(read, back, atomic->who, relaxation,
                    std::string(name) + " at " + atomic->wr->remote.to_string() + " read at " +
-                       ns(read) + " and wrote back at " + ns(back) + " over the " + request(s) +
+                       ns(read) + " and" + wrote + ns(back) + " over the " + request(s) +
                        " by " + who(s.who) + " that landed at " + ns(s.at) + " (it is lost)",
                    atomic->wr->remote, 8));
     log->add(event(s.at, back, s.who, relaxation,

@@ -128,6 +128,16 @@ std::string parse_tuple_scheme(const std::string& name, TupleStoreOptions* inout
   return "unknown scheme \"" + name + "\" (" + all + ")";
 }
 
+bool tuple_scheme_needs_silent_failed_cas(const std::string& name) {
+  // Each frees, with a WRITE, a word that other workers CAS: the unlatch WRITE
+  // of write-unlatch-cas and reversed-write-unlatch, the slot's unmarking of
+  // out-of-place. A waiter's CAS that fails and writes back what it read
+  // (Soft-RoCE; failed_cas_writes_back) rewrites the latched word over it.
+  for (const char* n : {"write-unlatch-cas", "reversed-write-unlatch", "out-of-place"})
+    if (name == n) return true;
+  return false;
+}
+
 bool tuple_scheme_is_correct(const std::string& name) {
   for (const NamedScheme& s : kSchemes)
     if (name == s.name) return s.correct;

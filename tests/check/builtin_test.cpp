@@ -18,9 +18,10 @@ struct Found {
 };
 
 Found sweep(BuiltinOptions b, const std::string& profile, uint64_t seeds, const ClusterConfig* base = nullptr,
-            uint32_t ops = 30) {
+            uint32_t ops = 30, bool failed_cas_writes_back = false) {
   ClusterConfig c = base ? *base : Options::default_cluster();
   EXPECT_EQ(c.set_profile(profile), "");
+  if (failed_cas_writes_back) c.semantics.failed_cas_writes_back = true;  // on by name only
   Options o = builtin_check_options(b, c);
   o.seeds = seeds;
   o.shape.ops_per_worker = ops;
@@ -79,6 +80,27 @@ TEST(Builtin, CorrectSchemesShowNoFailureOverSeeds) {
     if (!i.correct || i.structure != "tuples") continue;
     Found f = sweep(tuples(i.scheme), "spec", 12);
     EXPECT_EQ(f.report.failing_seeds, 0u) << i.scheme << ": " << f.report.summary();
+  }
+}
+
+// write-unlatch-cas, reversed-write-unlatch and out-of-place free a word that
+// others CAS with a WRITE. Where a failed CAS writes back the value it read
+// (Soft-RoCE; failed_cas_writes_back, on by name) a waiter's CAS rewrites the latched word over the free:
+// the latch stays taken (a stuck latch, every later access gives up). Found
+// when failed_cas_writes_back was added; the ablation names it.
+TEST(Builtin, WriteFreedCasWordsStickWhereAFailedCasWritesBack) {
+  for (const BuiltinInfo& i : builtins()) {
+    if (!i.needs_silent_failed_cas) continue;
+    Semantics on = Semantics::spec();
+    on.failed_cas_writes_back = true;
+    EXPECT_TRUE(i.correct && i.correct_under(Semantics::spec()) && !i.correct_under(on)) << i.scheme;
+    BuiltinOptions b = tuples(i.scheme);
+    Found f = sweep(b, "spec", 12, nullptr, 30, /*failed_cas_writes_back=*/true);
+    EXPECT_GT(f.report.failing_seeds, 0u) << i.scheme;
+    EXPECT_TRUE(f.kinds.count(kind::kStuckLatch)) << i.scheme << ": " << f.report.summary();
+    bool named = false;
+    for (const std::string& e : f.explanations) named |= e.find("failed_cas_writes_back") != std::string::npos;
+    EXPECT_TRUE(named) << i.scheme << ": " << f.report.summary();
   }
 }
 

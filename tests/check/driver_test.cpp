@@ -44,8 +44,13 @@ TEST(CheckDriver, PlansAreDeterministicAndStayWithinTheirBounds) {
     EXPECT_LE(p.jitter_ns, o.max_jitter_ns);
     for (const Semantics::Switch& sw : Semantics::switches()) on[sw.name] += p.semantics.*(sw.field);
   }
-  // Each of spec's switches is drawn on in about 3 of 4 seeds, never always.
+  // Each of spec's switches is drawn on in about 3 of 4 seeds, never always;
+  // one spec leaves off (failed_cas_writes_back) never.
   for (const Semantics::Switch& sw : Semantics::switches()) {
+    if (!(Semantics::spec().*(sw.field))) {
+      EXPECT_EQ(on[sw.name], 0) << sw.name;
+      continue;
+    }
     EXPECT_GT(on[sw.name], 250) << sw.name;
     EXPECT_LT(on[sw.name], 350) << sw.name;
   }

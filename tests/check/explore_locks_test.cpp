@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "latchwork/check/builtin.h"
+
 namespace lw::check {
 namespace {
 
@@ -66,6 +68,20 @@ TEST(ExploreLocks, SpinlockWithLocalCpuCasLosesMutualExclusion) {
   explore::Result fixed = explore_lock(o);
   EXPECT_TRUE(fixed.violation.empty()) << describe(fixed);
   EXPECT_TRUE(fixed.complete);
+}
+
+// The WRITE-released spinlock is proved where a failed CAS writes nothing
+// back, and stuck under the semantics its scheme prepares (failed_cas_writes_back
+// on, as `check --exhaustive --scheme spin-write-unlock` runs it).
+TEST(ExploreLocks, WriteUnlockSpinlockIsStuckUnderItsPreparedSemantics) {
+  LockExploreOptions o = scope(2, 2, 1);
+  o.kind = locks::LockKind::kSpinWriteUnlock;
+  explore::Result plain = explore_lock(o);
+  EXPECT_TRUE(plain.violation.empty() && plain.complete) << describe(plain);
+  lock_scheme_prepare_semantics("spin-write-unlock", &o.semantics);
+  ASSERT_TRUE(o.semantics.failed_cas_writes_back);
+  explore::Result r = explore_lock(o);
+  EXPECT_EQ(r.violation.rfind("stuck", 0), 0u) << describe(r);
 }
 
 TEST(ExploreLocks, LoopbackSpinlockAndMcsAreCorrect) {

@@ -22,6 +22,18 @@ TEST(Semantics, WritePayloadLateInTheProfiles) {
   EXPECT_TRUE(listed);
 }
 
+TEST(Semantics, FailedCasWritesBackInTheProfilesAndByName) {
+  // Soft-RoCE does it; on by name only (semantics.h says why).
+  EXPECT_FALSE(Semantics::spec().failed_cas_writes_back);
+  EXPECT_FALSE(Semantics::connectx().failed_cas_writes_back);
+  EXPECT_FALSE(Semantics::sequential().failed_cas_writes_back);
+  ClusterConfig c;
+  ASSERT_EQ(ClusterConfig::from_json(R"({"profile": "connectx", "semantics": {"failed_cas_writes_back": true}})", &c),
+            "");
+  EXPECT_TRUE(c.semantics.failed_cas_writes_back);
+  EXPECT_TRUE(c.semantics.atomic_loses_write);
+}
+
 TEST(Semantics, WritePayloadLateByNameInJson) {
   ClusterConfig c;
   ASSERT_EQ(ClusterConfig::from_json(R"({"profile": "sequential", "semantics": {"write_payload_late": true}})", &c),

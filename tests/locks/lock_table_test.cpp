@@ -296,6 +296,30 @@ TEST(LockTable, ConfigValidation) {
   LockKind k;
   EXPECT_TRUE(parse_lock_kind("spin-local-cpu", &k));
   EXPECT_EQ(k, LockKind::kSpinLocalCpu);
+  EXPECT_TRUE(parse_lock_kind("spin-write-unlock", &k));
+  EXPECT_EQ(k, LockKind::kSpinWriteUnlock);
+  EXPECT_STREQ(to_string(LockKind::kSpinWriteUnlock), "spin-write-unlock");
+}
+
+// kSpin frees with a CAS exactly where the backend says a failed CAS may
+// write back: the simulator with failed_cas_writes_back on (by name), not
+// without; real threads' CAS writes nothing when it fails.
+TEST(LockTable, SpinReleaseByCasWhereAFailedCasMayWriteBack) {
+  std::string err;
+  for (bool on : {true, false}) {
+    ClusterConfig c = lock_cluster("sim", 2, 1, 1);
+    ASSERT_EQ(c.set_profile("spec"), "");
+    c.semantics.failed_cas_writes_back = on;
+    auto b = make_backend(c, &err);
+    ASSERT_TRUE(b) << err;
+    EXPECT_EQ(b->capabilities().failed_cas_writes_back, on);
+    auto tab = LockTable::create(*b, table(LockKind::kSpin, 2)).value;
+    ASSERT_TRUE(tab);
+    EXPECT_EQ(tab->spin_release_by_cas(), on);
+  }
+  auto t = make_backend(lock_cluster("threads", 2, 1, 1), &err);
+  ASSERT_TRUE(t) << err;
+  EXPECT_FALSE(LockTable::create(*t, table(LockKind::kSpin, 2)).value->spin_release_by_cas());
 }
 
 }  // namespace

@@ -15,7 +15,11 @@ namespace {
 
 // Measured (CorrectCasSpinlockIsProvedWithAStableStateCount); a change means the
 // model or its reductions changed: check why before updating it.
-constexpr uint64_t kCasLockStates = 22384;
+// The lock releases with a CAS 1 -> 0 (with a WRITE of 0 it had 22384
+// states; that release is unsafe under failed_cas_writes_back).
+constexpr uint64_t kCasLockStates = 26968;
+// WriteReleasedSpinlockIsStuckOnlyWhereAFailedCasWritesBack, without the switch.
+constexpr uint64_t kWriteReleaseLockStates = 22384;
 constexpr Placement compute(uint32_t node) { return {Placement::Kind::kCompute, node, 0, 0}; }
 constexpr Placement on_memory(uint32_t node, uint32_t thread = 0) {
   return {Placement::Kind::kMemory, node, thread, 0};
@@ -149,7 +153,7 @@ TEST(Explore, FindsMixedCpuNicLockBugOnlyWithAtomicLosesCpu) {
 // A test-and-set lock over NIC CAS, `workers` workers each taking it `rounds`
 // times; the critical section increments a counter with a NIC FAA.
 explore::Spec cas_lock_spec(uint32_t workers, uint32_t rounds, int* in_cs, RemoteAddr* lock,
-                            RemoteAddr* counter) {
+                            RemoteAddr* counter, bool write_release = false) {
   explore::Spec s;
   s.name = "cas-spinlock";
   s.semantics = Semantics::spec();
@@ -166,8 +170,12 @@ explore::Spec cas_lock_spec(uint32_t workers, uint32_t rounds, int* in_cs, Remot
       ++*in_cs;
       (void)co_await w.faa(*counter, 1);
       --*in_cs;
-      const uint64_t zero = 0;
-      (void)co_await w.write(*lock, &zero, 8);
+      if (write_release) {
+        const uint64_t zero = 0;
+        (void)co_await w.write(*lock, &zero, 8);
+      } else {
+        (void)co_await w.cas(*lock, 1, 0);
+      }
     }
   };
   s.invariant = [=] { return *in_cs > 1 ? std::string("mutual exclusion") : std::string(); };
@@ -222,6 +230,26 @@ TEST(Explore, LockOrderDeadlockIsReportedAsStuck) {
   const std::string t = joined(r.trace);
   EXPECT_NE(t.find("where each worker is"), std::string::npos) << t;
   EXPECT_NE(t.find("waits on CAS"), std::string::npos) << t;
+}
+
+// The same lock freed by a WRITE of 0 instead of a CAS 1 -> 0: where a
+// failed CAS writes back the 1 it read (Soft-RoCE; failed_cas_writes_back,
+// on by name) a waiter's CAS can rewrite it over the release, and the lock
+// stays taken. Without that switch the WRITE release is proved correct, with
+// the state count this test had before the switch existed.
+TEST(Explore, WriteReleasedSpinlockIsStuckOnlyWhereAFailedCasWritesBack) {
+  int in_cs = 0;
+  RemoteAddr lock, counter;
+  explore::Spec s = cas_lock_spec(3, 2, &in_cs, &lock, &counter, /*write_release=*/true);
+  s.semantics.failed_cas_writes_back = true;  // on by name: no profile has it
+  explore::Result a = explore::run(s);
+  EXPECT_EQ(a.violation.rfind("stuck:", 0), 0u) << a.violation;
+  EXPECT_NE(joined(a.trace).find("fails, will write back 1"), std::string::npos) << joined(a.trace);
+  s.semantics.failed_cas_writes_back = false;
+  explore::Result b = explore::run(s);
+  EXPECT_EQ(b.violation, "") << joined(b.trace);
+  EXPECT_TRUE(b.complete) << b.bound;
+  EXPECT_EQ(b.states, kWriteReleaseLockStates);
 }
 
 TEST(Explore, MaxStatesBoundsTheSearch) {

@@ -39,6 +39,8 @@ Outcome run(const Scenario& scenario, const std::string& profile, uint64_t seed,
         uint32_t compute_nodes, uint32_t memory_threads, bool with_log = true) {
   ClusterConfig c;
   EXPECT_EQ(c.set_profile(profile), "");
+  // No profile turns it on: a run under spec turns it on by name, as a user would.
+  if (profile == "spec" && std::string(relaxation) == "failed_cas_writes_back") c.semantics.failed_cas_writes_back = true;
   c.seed = seed;
   c.compute_nodes = compute_nodes;
   c.threads_per_node = 1;
@@ -130,6 +132,25 @@ Scenario atomic_vs_store(bool cpu) {
   };
 }
 
+// A NIC CAS 5 -> 7 on x = 0 (it fails whatever lands first) races a WRITE of
+// 100. "0": the failed CAS wrote back the 0 it read over the WRITE.
+Scenario failed_cas_vs_write() {
+  return [](SimBackend& sim) {
+    RemoteAddr x = sim.allocate(0, 8, 8);
+    sim.spawn(compute(0), [x](Worker& w) -> Task<void> {
+      co_await w.sleep(w.rng().below(kSpread / 4));
+      Result<uint64_t> r = co_await w.cas(x, 5, 7);
+      EXPECT_TRUE(r.ok() && r.value != 5);
+    });
+    sim.spawn(compute(1), [x](Worker& w) -> Task<void> {
+      co_await w.sleep(w.rng().below(kSpread / 4));
+      uint64_t v = 100;
+      EXPECT_TRUE(ok(co_await w.write(x, &v, 8)));
+    });
+    return [&sim, x] { return std::to_string(sim.host_load(x)); };
+  };
+}
+
 // One queue pair: [READ x, WRITE x := 1]. Outcome: what the READ saw.
 Scenario read_then_write() {
   return [](SimBackend& sim) {
@@ -214,6 +235,7 @@ std::vector<Case> cases() {
       {"write_lines_staggered", write_prefix(), "10", {compute(1)}},
       {"atomic_loses_write", atomic_vs_store(false), "1", {compute(0), compute(1)}},
       {"atomic_loses_cpu", atomic_vs_store(true), "1", {compute(0), memory_thread}, 1, 1},
+      {"failed_cas_writes_back", failed_cas_vs_write(), "0", {compute(0), compute(1)}},
       {"read_overtaken", read_then_write(), "1", {compute(0)}, 1},
       {"reads_unordered", reads_unordered(), "10", {compute(1)}},
       {"write_payload_late", payload_late(), "2", {compute(0)}},

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "latchwork/check/builtin.h"
 
 namespace lw::tool {
 namespace {
@@ -22,6 +23,7 @@ constexpr SchemeRow kSchemes[] = {
     {"spin", locks::LockKind::kSpin, locks::AlockVariant::kCorrect, true},
     {"mcs", locks::LockKind::kMcs, locks::AlockVariant::kCorrect, true},
     {"spin-local-cpu", locks::LockKind::kSpinLocalCpu, locks::AlockVariant::kCorrect, false},
+    {"spin-write-unlock", locks::LockKind::kSpinWriteUnlock, locks::AlockVariant::kCorrect, false},
     {"alock-victim-after-check", locks::LockKind::kAlock, locks::AlockVariant::kVictimAfterCheck, false},
     {"alock-no-victim", locks::LockKind::kAlock, locks::AlockVariant::kNoVictim, false},
 };
@@ -52,6 +54,7 @@ int run_exhaustive_locks(const std::string& scheme, const check::LockExploreOpti
     check::LockExploreOptions o = base;
     o.kind = row.kind;
     o.variant = row.variant;
+    check::lock_scheme_prepare_semantics(row.name, &o.semantics);
     explore::Result r = check::explore_lock(o);
     const bool violated = !r.violation.empty();
     // A correct scheme must be clean and complete; a negative control must be caught.

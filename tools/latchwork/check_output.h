@@ -19,6 +19,9 @@ struct CheckRun {
 
 // "0x0123456789abcdef"
 std::string check_hex(uint64_t h);
+// Whether the sweep should find nothing: the scheme is correct under its
+// run's semantics (BuiltinInfo::correct_under).
+bool expected_correct(const CheckRun& run);
 // Failing findings of a sweep, not reports.
 uint64_t check_failures(const check::Report& r);
 

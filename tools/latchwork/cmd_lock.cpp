@@ -77,9 +77,10 @@ int cmd_lock(int argc, const char* const* argv) {
   uint64_t process_index = 0, cs_ns = 0, max_spins = locks::LockTableConfig{}.max_spins;
   int64_t local_budget = 5, remote_budget = 20;
   bool json = false, verify = true;
-  f.add_enum("lock", &kind, {"alock", "spin", "mcs", "spin-local-cpu"},
-             "the lock: ALock, RDMA CAS spinlock (local through loopback), RDMA MCS, or the broken spinlock "
-             "whose local workers use CPU CAS");
+  f.add_enum("lock", &kind, {"alock", "spin", "mcs", "spin-local-cpu", "spin-write-unlock"},
+             "the lock: ALock, RDMA CAS spinlock (local through loopback), RDMA MCS, the broken spinlock "
+             "whose local workers use CPU CAS, or the spinlock released by a WRITE (broken where a failed "
+             "CAS writes back: Soft-RoCE; the simulator's failed_cas_writes_back)");
   f.add_uint("locks", &locks, "locks in the table (ALock §6: 20 high, 100 medium, 1000 low contention)", 1,
              locks::LockTableConfig::kMaxLocks);
   f.add_uint("locality", &locality, "percent of operations on a lock of the worker's own node", 0, 100);

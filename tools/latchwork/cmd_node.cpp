@@ -102,7 +102,7 @@ int cmd_node(int argc, const char* const* argv) {
              10'000'000);
   uint64_t warehouses = tx.warehouses;
   f.add_uint("warehouses", &warehouses, "tpcc: warehouses per node", 1, 64);
-  f.add_enum("lock", &lock, {"alock", "spin", "spin-local-cpu", "mcs"}, "lock-table: the lock");
+  f.add_enum("lock", &lock, {"alock", "spin", "spin-local-cpu", "spin-write-unlock", "mcs"}, "lock-table: the lock");
   f.add_enum("variant", &variant, {"correct", "victim-after-check", "no-victim"},
              "lock-table: ALock variant (the broken ones are for the checkers)");
   f.add_uint("locks", &locks, "lock-table: locks, lock i on node i % nodes", 1, locks::LockTableConfig::kMaxLocks);

@@ -38,6 +38,14 @@ struct BuiltinInfo {
   std::string scheme;       // the --scheme name
   bool correct = true;      // false: a negative control, expected to fail
   std::string description;  // one line
+  // Correct only where a failed NIC CAS writes nothing back: it frees a word
+  // that others CAS with a WRITE (tuple_scheme_needs_silent_failed_cas).
+  bool needs_silent_failed_cas = false;
+  // Whether a sweep under `s` should find nothing: `correct`, unless the
+  // scheme needs a silent failed CAS and `s` has failed_cas_writes_back.
+  bool correct_under(const Semantics& s) const {
+    return correct && !(needs_silent_failed_cas && s.failed_cas_writes_back);
+  }
 };
 // Every built-in, tuples first, in the order `--scheme all` runs them.
 const std::vector<BuiltinInfo>& builtins();
@@ -45,6 +53,14 @@ const std::vector<BuiltinInfo>& builtins();
 const BuiltinInfo* find_builtin(const std::string& structure, const std::string& scheme);
 // The schemes of one structure, in registry order.
 std::vector<std::string> builtin_schemes(const std::string& structure);
+// What a locks scheme needs of the semantics, for sweeps and exhaustive runs
+// alike: spin-write-unlock shows a relaxation no profile turns on
+// (failed_cas_writes_back), so it is turned on wherever WRITEs may be lost
+// to atomics (atomic_loses_write). Other schemes: unchanged.
+void lock_scheme_prepare_semantics(const std::string& scheme, Semantics* s);
+// "the locks structure takes the schemes alock, spin, ... and alock-no-victim"
+// (registry order), for usage errors.
+std::string builtin_schemes_message(const std::string& structure);
 
 struct BuiltinOptions {
   std::string structure = "tuples";   // tuples | btree | hash | locks

@@ -38,9 +38,11 @@ enum class LockKind : uint8_t {
   kSpinLocalCpu,  // the same, local workers with CPU CAS: broken (ALock Table 1)
   kMcs,           // RDMA MCS: descriptors in RDMA memory, waiters spin on their own
   kAlock,         // ALock §5, Algorithms 1-4
+  kSpinWriteUnlock,  // kSpin released by a WRITE of 0: broken where a failed CAS
+                     // writes back (Soft-RoCE; failed_cas_writes_back)
 };
 const char* to_string(LockKind k);
-// "spin" | "spin-local-cpu" | "mcs" | "alock"; false if unknown.
+// "spin" | "spin-local-cpu" | "mcs" | "alock" | "spin-write-unlock"; false if unknown.
 bool parse_lock_kind(const std::string& s, LockKind* out);
 
 // Deliberately broken ALock variants: what the checkers must catch.
@@ -107,11 +109,15 @@ class LockTable {
   // placement was not provisioned.
   RemoteAddr descriptors(const Placement& p) const;
   static constexpr uint64_t kDescriptorBytes = 128;  // local + remote descriptor, one line each
+  // kSpin frees its word with a CAS (else a WRITE): the backend's failed CAS
+  // may write back (Capabilities::failed_cas_writes_back).
+  bool spin_release_by_cas() const { return spin_release_by_cas_; }
 
  private:
   LockTable() = default;
   LockTableConfig cfg_;
   uint32_t nodes_ = 1;
+  bool spin_release_by_cas_ = true;
   std::vector<RemoteAddr> base_;         // per node: first lock of that node
   std::vector<RemoteAddr> descriptors_;  // per (node, thread, coroutine)
 };

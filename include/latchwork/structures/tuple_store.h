@@ -64,6 +64,10 @@ const std::vector<std::string>& tuple_scheme_names();
 std::string parse_tuple_scheme(const std::string& name, TupleStoreOptions* inout);
 // Whether the named scheme is correct (the negative controls are not).
 bool tuple_scheme_is_correct(const std::string& name);
+// Whether the named scheme is correct only where a failed NIC CAS writes
+// nothing back (Semantics::failed_cas_writes_back off): it frees a word that
+// others CAS with a WRITE.
+bool tuple_scheme_needs_silent_failed_cas(const std::string& name);
 // Adds what the named scheme needs to a cluster (the switch and its program
 // for switch-optimistic); leaves other schemes' clusters alone.
 void tuple_scheme_prepare_cluster(const std::string& name, ClusterConfig* c);

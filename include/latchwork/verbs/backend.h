@@ -73,6 +73,13 @@ struct Capabilities {
   // does. Soft-RoCE copies in software and can tear a line: schemes that
   // rely on line atomicity (FaRM per-line versions) are not safe there.
   bool line_atomic = true;
+  // A NIC CAS that fails may write back the value it read, so a WRITE to its
+  // word landing in between is lost: a lock word freed by a WRITE while
+  // waiters CAS it can stay taken. Soft-RoCE does (Linux 6.1 rdma_rxe); for
+  // hardware NICs it is not known here, so the verbs backend says true; the
+  // simulator follows its failed_cas_writes_back switch. Locks free such
+  // words with a CAS where this is true, with the cheaper WRITE elsewhere.
+  bool failed_cas_writes_back = false;
   // Smart network hardware (config/network_devices.h; simulator only).
   bool programmable_switch = false;  // node config().switch_node() exists
   bool switch_optimistic_latching = false;  // it runs the §5.5 program
