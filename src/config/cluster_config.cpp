@@ -283,6 +283,17 @@ std::string NicConfig::resolve(NicProfile* out) const {
   return {};
 }
 
+bool parse_fence_mode(const std::string& s, FenceMode* out) {
+  for (size_t i = 0; i < std::size(kFenceModeNames); ++i)
+    if (s == kFenceModeNames[i]) {
+      *out = static_cast<FenceMode>(i);
+      return true;
+    }
+  return false;
+}
+
+const char* to_string(FenceMode m) { return kFenceModeNames[static_cast<size_t>(m)]; }
+
 std::string RunBudget::validate() const {
   std::string e;
   if (!(e = check_range("budget.max_events", max_events, 1, kMaxEvents)).empty()) return e;
@@ -477,6 +488,7 @@ std::string ClusterConfig::to_json() const {
         {"connect_timeout_ms", verbs.connect_timeout_ms},
         {"op_timeout_ms", verbs.op_timeout_ms},
         {"staging_bytes", verbs.staging_bytes},
+        {"fence", to_string(verbs.fence)},
         {"exit_on_transport_error", verbs.exit_on_transport_error}}},
       {"budget",
        {{"max_events", budget.max_events},
@@ -617,7 +629,7 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
   if (auto it = j.find("verbs"); it != j.end()) {
     if (!it->is_object()) return "verbs must be an object";
     if (!(e = reject_unknown(*it, {"cluster_file", "connect_timeout_ms", "op_timeout_ms",
-                                   "staging_bytes", "exit_on_transport_error"},
+                                   "staging_bytes", "fence", "exit_on_transport_error"},
                              "verbs")).empty())
       return e;
     if (!(e = take(*it, "cluster_file", &c.verbs.cluster_file, "verbs.cluster_file")).empty()) return e;
@@ -626,6 +638,12 @@ std::string ClusterConfig::from_json(const std::string& text, ClusterConfig* ino
     if (!(e = take(*it, "staging_bytes", &c.verbs.staging_bytes, "verbs.staging_bytes")).empty()) return e;
     if (!(e = take(*it, "exit_on_transport_error", &c.verbs.exit_on_transport_error, "verbs.exit_on_transport_error")).empty())
       return e;
+    if (it->contains("fence")) {
+      std::string mode;
+      if (!(e = take(*it, "fence", &mode, "verbs.fence")).empty()) return e;
+      if (!parse_fence_mode(mode, &c.verbs.fence))
+        return "verbs.fence must be auto, nic or engine, got \"" + mode + "\"";
+    }
   }
   if (auto it = j.find("budget"); it != j.end()) {
     if (!it->is_object()) return "budget must be an object";

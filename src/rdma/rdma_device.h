@@ -42,6 +42,8 @@ class RdmaDevice {
   uint8_t port() const { return port_; }
   int gid_index() const { return gid_index_; }
   bool is_roce() const { return port_attr_.link_layer == IBV_LINK_LAYER_ETHERNET; }
+  // Linux Soft-RoCE (rdma_rxe): its vendor id is 0xFFFFFF (RXE_VENDOR_ID).
+  bool is_soft_roce() const { return attr_.vendor_id == 0xFFFFFF; }
   const ibv_device_attr& attr() const { return attr_; }
   // Bytes of on-chip device memory (0 when the device has none, as rxe).
   uint64_t device_memory_bytes() const { return max_dm_size_; }

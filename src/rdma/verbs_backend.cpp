@@ -400,12 +400,14 @@ RunStats VerbsBackend::run() {
     sum.empty_polls += e.empty_polls;
     sum.room_waits += e.room_waits;
     sum.flushes += e.flushes;
+    sum.fence_waits += e.fence_waits;
   }
   stats.verbs = sum.verbs;
   stats.counters["verbs.doorbells"] = static_cast<double>(sum.doorbells);
   stats.counters["verbs.empty_polls"] = static_cast<double>(sum.empty_polls);
   stats.counters["verbs.room_waits"] = static_cast<double>(sum.room_waits);
   stats.counters["verbs.flushes"] = static_cast<double>(sum.flushes);
+  stats.counters["verbs.fence_waits"] = static_cast<double>(sum.fence_waits);
   stats.counters["verbs.transport_errors"] = static_cast<double>(s.transport_errors);
   symmetric_barrier("run-end");
   return stats;

@@ -39,6 +39,8 @@ std::string Engine::init(RdmaDevice& dev, ibv_pd* qp_pd, uint32_t nodes, uint32_
   // plus every posted RPC RECV.
   const int cqe = static_cast<int>(std::min<uint64_t>(uint64_t{depth + kRpcSlots} * nodes + 64,
                                                       static_cast<uint64_t>(dev.attr().max_cqe)));
+  const FenceMode fence = backend_->cfg.verbs.fence;
+  engine_fence_ = fence == FenceMode::kEngine || (fence == FenceMode::kAuto && dev.is_soft_roce());
   cq_ = ibv_create_cq(dev.context(), cqe, nullptr, nullptr, 0);
   if (!cq_) return "ibv_create_cq(" + std::to_string(cqe) + ") failed";
   queues_.resize(nodes);
@@ -84,21 +86,68 @@ bool Engine::post(WorkRequest* wrs, uint32_t n, Coroutine* waiter, bool fire_and
   };
   if (q.failed != Status::kOk || !wait_for_room(node, valid)) return reject(Status::kTransport);
 
+  // The requests are posted as chains; an engine fence ends a chain and
+  // waits for the READs and atomics before it (wait_fence).
   ibv_send_wr swr[Batch::kMax];
   ibv_sge sge[Batch::kMax];
   uint64_t taken[Batch::kMax];
-  uint32_t k = 0;
+  uint32_t k = 0;           // requests in the current chain
   uint64_t signaled_upto = 0;
+  bool posted_any = false;
+  auto post_chain = [&]() -> bool {
+    if (k == 0) return true;
+    ibv_send_wr* bad = nullptr;
+    if (int rc = ibv_post_send(q.qp, &swr[0], &bad); rc != 0) {
+      for (uint32_t j = 0; j < k; ++j) staging_.give_back(taken[j]);
+      fail_queue(node, Status::kTransport, std::string("ibv_post_send failed: ") + std::strerror(rc));
+      return false;
+    }
+    for (uint32_t j = 0; j < k; ++j)
+      if (const WorkRequest* w = q.at(q.head + j).wr; w && w->opcode != Opcode::kWrite)
+        q.read_atomic_upto = q.head + j + 1;
+    q.head += k;
+    q.last_signaled = std::max(q.last_signaled, signaled_upto);
+    stats_.verbs += k;
+    stats_.doorbells += 1;
+    k = 0;
+    posted_any = true;
+    return true;
+  };
+  // After a failure mid-batch: the posted requests were completed by
+  // fail_queue; the rest complete with kTransport now.
+  auto abandon = [&](uint32_t from) {
+    for (uint32_t j = from; j < n; ++j)
+      if (wrs[j].status == Status::kOk) wrs[j].status = Status::kTransport;
+    return false;
+  };
   const uint32_t force_every = std::max<uint32_t>(1, cfg.queue_depth / 4);
   const RemoteNode& r = *backend_->nodes[node];
   for (uint32_t i = 0; i < n; ++i) {
     WorkRequest& wr = wrs[i];
     if (wr.status != Status::kOk) continue;
     LW_CHECK_MSG(wr.remote.node() == node, "a submit spans memory nodes");
+    if (wr.fence && engine_fence_) {
+      bool earlier = q.read_atomic_upto > q.tail;
+      for (uint32_t j = 0; j < k && !earlier; ++j) earlier = q.at(q.head + j).wr->opcode != Opcode::kWrite;
+      if (earlier) {
+        if (!post_chain()) return posted_any ? abandon(i) : reject(Status::kTransport);
+        ++stats_.fence_waits;
+        if (!wait_fence(node)) return posted_any ? abandon(i) : reject(Status::kTransport);
+        // The fence's flush READ may have taken room reserved for the rest.
+        uint32_t rest = 0;
+        for (uint32_t j = i; j < n; ++j) rest += wrs[j].status == Status::kOk ? 1 : 0;
+        if (!wait_for_room(node, rest)) return abandon(i);
+      }
+    }
     const bool atomic = is_atomic(wr.opcode);
     const uint32_t len = atomic ? 8 : wr.length;
     if (!take_staging(len, &taken[k])) {
       for (uint32_t j = 0; j < k; ++j) staging_.give_back(taken[j]);
+      if (posted_any) {
+        // Entries of the unposted chain hold nothing any more.
+        for (uint32_t j = 0; j < k; ++j) q.at(q.head + j) = Entry{};
+        return abandon(i);
+      }
       return reject(Status::kTransport);
     }
     Entry& e = q.at(q.head + k);
@@ -125,7 +174,8 @@ bool Engine::post(WorkRequest* wrs, uint32_t n, Coroutine* waiter, bool fire_and
     s.wr_id = make_wr_id(node, q.head + k);
     s.sg_list = &sge[k];
     s.num_sge = 1;
-    s.send_flags = (e.signaled ? IBV_SEND_SIGNALED : 0) | (wr.fence ? IBV_SEND_FENCE : 0);
+    const bool nic_fence = wr.fence && !engine_fence_;
+    s.send_flags = (e.signaled ? IBV_SEND_SIGNALED : 0) | (nic_fence ? IBV_SEND_FENCE : 0);
     const uint64_t off = wr.remote.offset();
     const bool device = off >= NodeMemory::kDeviceBase;
     const uint64_t raddr = device ? off - NodeMemory::kDeviceBase : r.base_addr + off;
@@ -149,18 +199,24 @@ bool Engine::post(WorkRequest* wrs, uint32_t n, Coroutine* waiter, bool fire_and
     if (k > 0) swr[k - 1].next = &s;
     ++k;
   }
-  ibv_send_wr* bad = nullptr;
-  if (int rc = ibv_post_send(q.qp, &swr[0], &bad); rc != 0) {
-    for (uint32_t j = 0; j < k; ++j) staging_.give_back(taken[j]);
-    fail_queue(node, Status::kTransport, std::string("ibv_post_send failed: ") + std::strerror(rc));
-    return reject(Status::kTransport);
-  }
-  q.head += k;
-  q.last_signaled = std::max(q.last_signaled, signaled_upto);
+  if (!post_chain()) return posted_any ? abandon(n) : reject(Status::kTransport);
   if (last_seq) *last_seq = q.head - 1;
-  stats_.verbs += k;
-  stats_.doorbells += 1;
   return true;
+}
+
+bool Engine::wait_fence(NodeId node) {
+  SendQueue& q = queues_[node];
+  uint32_t idle_rounds = 0;
+  const uint64_t deadline = monotonic_ms() + backend_->cfg.verbs.op_timeout_ms + kDeadlineCheckMs;
+  while (q.failed == Status::kOk && q.tail < q.read_atomic_upto) {
+    // Unsignaled requests retire when a later signaled one completes.
+    if (q.last_signaled < q.read_atomic_upto) flush(node);
+    if (progress() == 0) idle(&idle_rounds);
+    check_deadlines();
+    if (monotonic_ms() > deadline + 1000)
+      fail_queue(node, Status::kTransport, "a fence waited past the operation timeout");
+  }
+  return q.failed == Status::kOk;
 }
 
 Status Engine::post_and_wait(WorkRequest& wr) {
@@ -245,6 +301,16 @@ void Engine::fail_queue(NodeId node, Status first, const std::string& why) {
                             "): " + why);
 }
 
+std::string Engine::describe_oldest(const SendQueue& q) const {
+  const Entry& e = q.at(q.tail);
+  std::string what = e.rpc_send ? "an RPC SEND" : e.wr ? std::string(to_string(e.wr->opcode)) : "a flush READ";
+  if (e.wr && e.wr->fence) what += " (fenced)";
+  uint64_t fenced = 0;
+  for (uint64_t s = q.tail; s < q.head; ++s) fenced += q.at(s).wr && q.at(s).wr->fence ? 1 : 0;
+  return what + ", " + std::to_string(q.outstanding()) + " outstanding on the queue pair (" +
+         std::to_string(fenced) + " fenced)";
+}
+
 void Engine::check_deadlines() {
   const uint64_t now = monotonic_ms();
   if (now < last_deadline_check_ms_ + kDeadlineCheckMs) return;
@@ -258,7 +324,8 @@ void Engine::check_deadlines() {
     if (q.outstanding() == 0 || q.last_signaled <= q.tail) continue;
     if (now - q.at(q.tail).posted_ms > limit)
       fail_queue(n, Status::kTransport,
-                 "no completion within " + std::to_string(limit) + " ms (is the memory node alive?)");
+                 "no completion within " + std::to_string(limit) + " ms for " + describe_oldest(q) +
+                     " (is the memory node alive?)");
   }
 }
 

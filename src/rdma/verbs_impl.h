@@ -107,6 +107,9 @@ struct SendQueue {
   uint64_t tail = 0;        // oldest not retired
   uint64_t last_signaled = 0;  // 1 + sequence of the newest signaled entry, 0 none
   uint32_t unsignaled_run = 0;
+  // 1 + sequence of the newest READ or atomic posted, 0 none: what an engine
+  // fence waits for (Engine::wait_fence).
+  uint64_t read_atomic_upto = 0;
   Status failed = Status::kOk;
   // Two-sided RPC (rpc_wire.h): credits in use = calls awaiting a reply +
   // one-way messages whose credit the node has not returned yet.
@@ -117,10 +120,11 @@ struct SendQueue {
 
   uint64_t outstanding() const { return head - tail; }
   Entry& at(uint64_t seq) { return ring[seq % ring.size()]; }
+  const Entry& at(uint64_t seq) const { return ring[seq % ring.size()]; }
 };
 
 struct EngineStats {
-  uint64_t verbs = 0, doorbells = 0, empty_polls = 0, room_waits = 0, flushes = 0;
+  uint64_t verbs = 0, doorbells = 0, empty_polls = 0, room_waits = 0, flushes = 0, fence_waits = 0;
 };
 
 // A compute thread's verbs machinery: CQ, a QP per memory node, staging,
@@ -174,6 +178,10 @@ class Engine {
   void retire(NodeId node, uint64_t seq);
   void fail_queue(NodeId node, Status first, const std::string& why);
   void check_deadlines();
+  std::string describe_oldest(const SendQueue& q) const;  // for a deadline message
+  // Engine fence: polls until every READ and atomic posted on `node`'s QP has
+  // completed; false on transport failure.
+  bool wait_fence(NodeId node);
   // Makes sure `node`'s QP can take `n` more requests; false on transport failure.
   bool wait_for_room(NodeId node, uint32_t n);
   bool take_staging(uint64_t len, uint64_t* offset);
@@ -197,6 +205,7 @@ class Engine {
   std::vector<Coroutine*> sleepers_;
   EngineStats stats_;
   uint64_t last_deadline_check_ms_ = 0;
+  bool engine_fence_ = false;  // fence in the engine, not IBV_SEND_FENCE (VerbsConfig::fence)
 };
 
 }  // namespace rdma

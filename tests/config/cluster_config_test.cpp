@@ -16,6 +16,7 @@ TEST(ClusterConfig, JsonRoundTrip) {
   ASSERT_EQ(a.set_profile("connectx"), "");
   a.semantics.reads_unordered = true;
   a.timing.one_way_ns = 1234;
+  a.verbs.fence = FenceMode::kEngine;
   ClusterConfig b;
   ASSERT_EQ(ClusterConfig::from_json(a.to_json(), &b), "");
   EXPECT_EQ(b.compute_nodes, 4u);
@@ -24,6 +25,7 @@ TEST(ClusterConfig, JsonRoundTrip) {
   EXPECT_EQ(b.semantics_profile, "connectx");
   EXPECT_EQ(b.semantics, a.semantics);
   EXPECT_EQ(b.timing.one_way_ns, 1234u);
+  EXPECT_EQ(b.verbs.fence, FenceMode::kEngine);
 }
 
 TEST(ClusterConfig, PartialFileKeepsOtherFields) {
@@ -63,6 +65,8 @@ TEST(ClusterConfig, BadInputNamesTheProblemAndChangesNothing) {
       {R"({"backend": "verbs", "verbs": {"cluster_file": "/nonexistent.json"}})", "cannot open it"},
       {R"({"verbs": {"op_timeout": 5}})", "unknown key \"op_timeout\" in verbs"},
       {R"({"verbs": {"staging_bytes": "big"}})", "verbs.staging_bytes"},
+      {R"({"verbs": {"fence": "sometimes"}})", "verbs.fence must be auto, nic or engine, got \"sometimes\""},
+      {R"({"verbs": {"fence": 1}})", "verbs.fence"},
       {R"({"profile": "weird"})", "unknown profile"},
       {R"({"semantics": {"reads_unordered": 1}})", "must be true or false"},
       {R"({"semantics": {"teleport": true}})", "unknown key \"teleport\" in semantics"},

@@ -52,6 +52,15 @@ if timeout 900 "$LW" conformance --backend verbs --cluster "$TMP/two.json" | tee
 else
   fail "conformance suite on verbs/rxe (see above)"
 fi
+# The suite above fences in the engine (verbs.fence auto on rxe); the fence
+# cases again with IBV_SEND_FENCE keep the NIC path covered.
+if timeout 300 "$LW" conformance --backend verbs --cluster "$TMP/two.json" --verbs-fence nic --case fence \
+     >"$OUT/conformance-nic-fence.txt" 2>&1 && grep -q PASS "$OUT/conformance-nic-fence.txt"; then
+  pass "conformance fence cases with --verbs-fence nic (IBV_SEND_FENCE)"
+else
+  fail "conformance fence cases with --verbs-fence nic:"
+  cat "$OUT/conformance-nic-fence.txt"
+fi
 
 note "2. two compute processes share latch-protected counters; a third runs torn-read"
 LATCH=(latch "${V[@]}" --processes 2 --shared ci-counters --compute-nodes 1 --threads 2

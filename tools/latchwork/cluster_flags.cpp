@@ -34,6 +34,9 @@ ClusterFlags::ClusterFlags(cli::FlagSet& f, const ClusterConfig& d, ClusterFlagO
             "verbs backend: a request without completion this long fails the run", 10, 3'600'000);
   f.add_int("connect-timeout-ms", &connect_timeout_ms_,
             "verbs backend: how long to keep trying to reach each memory node", 10, 3'600'000);
+  f.add_enum("verbs-fence", &verbs_fence_, {std::begin(kFenceModeNames), std::end(kFenceModeNames)},
+             "verbs backend: a fenced request waits in the NIC (IBV_SEND_FENCE), in the engine, or auto "
+             "(engine on Soft-RoCE, whose fence can stall)");
   std::string nics = "simple (fixed costs)";
   for (const auto& n : NicProfile::builtin_names()) nics += ", " + n;
   const std::string nic_help =
@@ -115,6 +118,7 @@ std::string ClusterFlags::resolve(const cli::FlagSet& f, ClusterConfig* out) con
     c.verbs.cluster_file = cluster_;
   }
   if (f.was_set("op-timeout-ms")) c.verbs.op_timeout_ms = static_cast<uint32_t>(op_timeout_ms_);
+  if (f.was_set("verbs-fence")) parse_fence_mode(verbs_fence_, &c.verbs.fence);
   if (f.was_set("connect-timeout-ms"))
     c.verbs.connect_timeout_ms = static_cast<uint32_t>(connect_timeout_ms_);
   if (c.backend == "verbs" && f.was_set("memory-nodes"))

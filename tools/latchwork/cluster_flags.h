@@ -35,6 +35,7 @@ class ClusterFlags {
   ClusterConfig d_;
   std::string config_path_;
   std::string backend_;
+  std::string verbs_fence_ = "auto";
   std::string cluster_;
   int64_t op_timeout_ms_, connect_timeout_ms_;
   ClusterFlagOptions o_;

@@ -83,6 +83,10 @@ int cmd_node(int argc, const char* const* argv) {
             "how long to keep trying to reach each node (the others may still be starting)", 10, 3'600'000);
   f.add_int("op-timeout-ms", &op_timeout_ms, "a request without completion this long fails the run", 10,
             3'600'000);
+  std::string verbs_fence = "auto";
+  f.add_enum("verbs-fence", &verbs_fence, {std::begin(kFenceModeNames), std::end(kFenceModeNames)},
+             "a fenced request waits in the NIC (IBV_SEND_FENCE), in the engine, or auto (engine on "
+             "Soft-RoCE, whose fence can stall)");
   f.add_int("barrier-timeout-ms", &barrier_timeout_ms,
             "how long to wait for the other nodes at each barrier (start, end, exit)", 10, 3'600'000);
   // The lock table (include/latchwork/workloads/lock_table.h), as `latchwork lock`.
@@ -149,6 +153,7 @@ int cmd_node(int argc, const char* const* argv) {
   c.verbs.connect_timeout_ms = static_cast<uint32_t>(connect_timeout_ms);
   c.verbs.op_timeout_ms = static_cast<uint32_t>(op_timeout_ms);
   c.verbs.barrier_timeout_ms = static_cast<uint32_t>(barrier_timeout_ms);
+  parse_fence_mode(verbs_fence, &c.verbs.fence);
   if (std::string e = c.validate(); !e.empty()) return usage_error(f, e);
 
   lt.cluster = c;

@@ -56,6 +56,18 @@ struct ThreadsConfig {
   bool adversarial = false;
 };
 
+// How the verbs backend carries a request's fence flag (WorkRequest::fence:
+// wait for every earlier READ and atomic on the queue pair, IBA 10.8.3.3).
+//   kNic:    IBV_SEND_FENCE, the NIC holds the request.
+//   kEngine: the engine holds it, posting it once those have completed.
+//            Linux 6.1 Soft-RoCE (rdma_rxe) can park a fenced request for
+//            good although nothing earlier is outstanding (docs/verbs-backend.md).
+//   kAuto:   kEngine on Soft-RoCE (vendor id 0xFFFFFF), kNic elsewhere.
+enum class FenceMode : uint8_t { kAuto, kNic, kEngine };
+inline constexpr const char* kFenceModeNames[] = {"auto", "nic", "engine"};
+bool parse_fence_mode(const std::string& s, FenceMode* out);
+const char* to_string(FenceMode m);
+
 // The verbs backend: real RDMA NICs through rdma-core, memory nodes being
 // `latchwork memnode` processes listed in a cluster file.
 struct VerbsConfig {
@@ -64,6 +76,7 @@ struct VerbsConfig {
   uint32_t connect_timeout_ms = 10'000;  // reach and set up each memory node
   uint32_t op_timeout_ms = 10'000;       // a work request without completion -> kTransport
   uint64_t staging_bytes = 8ull << 20;   // registered bounce buffer per thread
+  FenceMode fence = FenceMode::kAuto;    // JSON "fence": "auto", "nic" or "engine"
   // A transport failure (memory node gone, retries exhausted) prints what
   // happened and ends the process with exit code 1; false: the requests
   // complete with kTransport and the program decides.
