@@ -92,6 +92,7 @@ bool Engine::post(WorkRequest* wrs, uint32_t n, Coroutine* waiter, bool fire_and
   ibv_sge sge[Batch::kMax];
   uint64_t taken[Batch::kMax];
   uint32_t k = 0;           // requests in the current chain
+  uint32_t chain_from = 0;  // index in wrs of its first request
   uint64_t signaled_upto = 0;
   bool posted_any = false;
   auto post_chain = [&]() -> bool {
@@ -114,11 +115,16 @@ bool Engine::post(WorkRequest* wrs, uint32_t n, Coroutine* waiter, bool fire_and
     return true;
   };
   // After a failure mid-batch: the posted requests were completed by
-  // fail_queue; the rest complete with kTransport now.
+  // fail_queue; the unposted ones, from `from` on, complete with kTransport.
   auto abandon = [&](uint32_t from) {
     for (uint32_t j = from; j < n; ++j)
       if (wrs[j].status == Status::kOk) wrs[j].status = Status::kTransport;
     return false;
+  };
+  auto rest_from = [&](uint32_t from) {
+    uint32_t rest = 0;
+    for (uint32_t j = from; j < n; ++j) rest += wrs[j].status == Status::kOk ? 1 : 0;
+    return rest;
   };
   const uint32_t force_every = std::max<uint32_t>(1, cfg.queue_depth / 4);
   const RemoteNode& r = *backend_->nodes[node];
@@ -130,25 +136,26 @@ bool Engine::post(WorkRequest* wrs, uint32_t n, Coroutine* waiter, bool fire_and
       bool earlier = q.read_atomic_upto > q.tail;
       for (uint32_t j = 0; j < k && !earlier; ++j) earlier = q.at(q.head + j).wr->opcode != Opcode::kWrite;
       if (earlier) {
-        if (!post_chain()) return posted_any ? abandon(i) : reject(Status::kTransport);
+        if (!post_chain()) return posted_any ? abandon(chain_from) : reject(Status::kTransport);
         ++stats_.fence_waits;
         if (!wait_fence(node)) return posted_any ? abandon(i) : reject(Status::kTransport);
         // The fence's flush READ may have taken room reserved for the rest.
-        uint32_t rest = 0;
-        for (uint32_t j = i; j < n; ++j) rest += wrs[j].status == Status::kOk ? 1 : 0;
-        if (!wait_for_room(node, rest)) return abandon(i);
+        if (!wait_for_room(node, rest_from(i))) return abandon(i);
       }
     }
+    if (k == 0) chain_from = i;
     const bool atomic = is_atomic(wr.opcode);
     const uint32_t len = atomic ? 8 : wr.length;
-    if (!take_staging(len, &taken[k])) {
-      for (uint32_t j = 0; j < k; ++j) staging_.give_back(taken[j]);
-      if (posted_any) {
-        // Entries of the unposted chain hold nothing any more.
-        for (uint32_t j = 0; j < k; ++j) q.at(q.head + j) = Entry{};
-        return abandon(i);
+    if (!staging_.take(len, &taken[k])) {
+      // take_staging and wait_for_room may post flush READs at q.head, where
+      // the unposted chain sits: the chain goes out first.
+      if (!post_chain()) return posted_any ? abandon(chain_from) : reject(Status::kTransport);
+      chain_from = i;
+      if (!take_staging(len, &taken[0])) return posted_any ? abandon(i) : reject(Status::kTransport);
+      if (!wait_for_room(node, rest_from(i))) {
+        staging_.give_back(taken[0]);
+        return posted_any ? abandon(i) : reject(Status::kTransport);
       }
-      return reject(Status::kTransport);
     }
     Entry& e = q.at(q.head + k);
     e = Entry{};
@@ -199,7 +206,7 @@ bool Engine::post(WorkRequest* wrs, uint32_t n, Coroutine* waiter, bool fire_and
     if (k > 0) swr[k - 1].next = &s;
     ++k;
   }
-  if (!post_chain()) return posted_any ? abandon(n) : reject(Status::kTransport);
+  if (!post_chain()) return posted_any ? abandon(chain_from) : reject(Status::kTransport);
   if (last_seq) *last_seq = q.head - 1;
   return true;
 }
