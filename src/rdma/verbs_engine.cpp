@@ -25,6 +25,11 @@ Status status_of(ibv_wc_status s) {
   }
 }
 
+// What a queue entry is, for error messages (a flush READ has no request).
+std::string name_of(const Entry& e) {
+  return e.rpc_send ? "an RPC SEND" : std::string(to_string(e.wr ? e.wr->opcode : Opcode::kRead));
+}
+
 }  // namespace
 
 Engine::~Engine() {
@@ -93,6 +98,7 @@ bool Engine::post(WorkRequest* wrs, uint32_t n, Coroutine* waiter, bool fire_and
   uint64_t taken[Batch::kMax];
   uint32_t k = 0;           // requests in the current chain
   uint32_t chain_from = 0;  // index in wrs of its first request
+  uint32_t chain_ra = 0;    // 1 + position in the chain of its last READ or atomic, 0 none
   uint64_t signaled_upto = 0;
   bool posted_any = false;
   auto post_chain = [&]() -> bool {
@@ -103,14 +109,13 @@ bool Engine::post(WorkRequest* wrs, uint32_t n, Coroutine* waiter, bool fire_and
       fail_queue(node, Status::kTransport, std::string("ibv_post_send failed: ") + std::strerror(rc));
       return false;
     }
-    for (uint32_t j = 0; j < k; ++j)
-      if (const WorkRequest* w = q.at(q.head + j).wr; w && w->opcode != Opcode::kWrite)
-        q.read_atomic_upto = q.head + j + 1;
+    if (chain_ra > 0) q.read_atomic_upto = q.head + chain_ra;
     q.head += k;
     q.last_signaled = std::max(q.last_signaled, signaled_upto);
     stats_.verbs += k;
     stats_.doorbells += 1;
     k = 0;
+    chain_ra = 0;
     posted_any = true;
     return true;
   };
@@ -133,9 +138,7 @@ bool Engine::post(WorkRequest* wrs, uint32_t n, Coroutine* waiter, bool fire_and
     if (wr.status != Status::kOk) continue;
     LW_CHECK_MSG(wr.remote.node() == node, "a submit spans memory nodes");
     if (wr.fence && engine_fence_) {
-      bool earlier = q.read_atomic_upto > q.tail;
-      for (uint32_t j = 0; j < k && !earlier; ++j) earlier = q.at(q.head + j).wr->opcode != Opcode::kWrite;
-      if (earlier) {
+      if (chain_ra > 0 || q.read_atomic_upto > q.tail) {
         if (!post_chain()) return posted_any ? abandon(chain_from) : reject(Status::kTransport);
         ++stats_.fence_waits;
         if (!wait_fence(node)) return posted_any ? abandon(i) : reject(Status::kTransport);
@@ -205,6 +208,7 @@ bool Engine::post(WorkRequest* wrs, uint32_t n, Coroutine* waiter, bool fire_and
     }
     if (k > 0) swr[k - 1].next = &s;
     ++k;
+    if (wr.opcode != Opcode::kWrite) chain_ra = k;
   }
   if (!post_chain()) return posted_any ? abandon(chain_from) : reject(Status::kTransport);
   if (last_seq) *last_seq = q.head - 1;
@@ -265,9 +269,7 @@ int Engine::progress() {
     } else {
       if (seq > q.tail) retire(node, seq - 1);  // RC completes in order: those succeeded
       const Entry& e = q.at(seq);
-      const std::string what = e.rpc_send ? "an RPC SEND"
-                                          : std::string(to_string(e.wr ? e.wr->opcode : Opcode::kRead));
-      fail_queue(node, status_of(wc[i].status), describe_wc_status(wc[i].status) + " on " + what);
+      fail_queue(node, status_of(wc[i].status), describe_wc_status(wc[i].status) + " on " + name_of(e));
     }
   }
   if (got == 0) ++stats_.empty_polls;
@@ -310,7 +312,7 @@ void Engine::fail_queue(NodeId node, Status first, const std::string& why) {
 
 std::string Engine::describe_oldest(const SendQueue& q) const {
   const Entry& e = q.at(q.tail);
-  std::string what = e.rpc_send ? "an RPC SEND" : e.wr ? std::string(to_string(e.wr->opcode)) : "a flush READ";
+  std::string what = name_of(e);
   if (e.wr && e.wr->fence) what += " (fenced)";
   uint64_t fenced = 0;
   for (uint64_t s = q.tail; s < q.head; ++s) fenced += q.at(s).wr && q.at(s).wr->fence ? 1 : 0;
