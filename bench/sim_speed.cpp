@@ -10,7 +10,7 @@ namespace lw::bench {
 void sim_speed(const Options& o, Report& r) {
   for (const char* profile : {"sequential", "connectx", "spec"}) {
     double best_loop = 1e30, best_startup = 1e30;
-    uint64_t verbs = 0;
+    uint64_t verbs = 0, events = 0;
     for (int rep = 0; rep < o.repeats; ++rep) {
       // 32 coroutines (4 threads x 8) each issue 8-byte READs, WRITEs, CASes and FAAs.
       ClusterConfig c;
@@ -33,15 +33,19 @@ void sim_speed(const Options& o, Report& r) {
       });
       best_startup = std::min(best_startup, startup.seconds());
       Stopwatch loop;
-      verbs = sim.run().verbs;
+      const RunStats st = sim.run();
+      verbs = st.verbs;
+      events = st.events;
       best_loop = std::min(best_loop, loop.seconds());
     }
     Row& row = r.add("sim speed (simple timing model, 32 coroutines)",
                      std::string(profile) + ": loop only", verbs / best_loop / 1e6, "M verbs/s");
-    row.detail = format("%llu verbs in %.1f ms; start-up %.1f ms (64 MB memory node); %.2f M/s with it",
-                        static_cast<unsigned long long>(verbs), best_loop * 1e3, best_startup * 1e3,
+    row.detail = format("%llu verbs in %.1f ms, %.2f events each; start-up %.1f ms (64 MB memory node); %.2f M/s with it",
+                        static_cast<unsigned long long>(verbs), best_loop * 1e3,
+                        static_cast<double>(events) / static_cast<double>(verbs), best_startup * 1e3,
                         verbs / (best_loop + best_startup) / 1e6);
     row.fields = {{"verbs", static_cast<double>(verbs)},
+                  {"events_per_verb", static_cast<double>(events) / static_cast<double>(verbs)},
                   {"loop_seconds", best_loop},
                   {"startup_seconds", best_startup}};
   }
