@@ -43,6 +43,12 @@ class LocationCache {
 struct Engine::Impl {
   HandlerId ids[wire::kHandlers] = {};
   bool have_handlers = false;
+  // Record locks are freed with CAS(lock word -> 0), awaited, instead of a
+  // WRITE of 0: where a failed CAS writes back what it read (Soft-RoCE;
+  // Capabilities::failed_cas_writes_back), another coordinator's failed lock
+  // CAS spanning the WRITE rewrites the lock word over it, and the record
+  // stays locked for good. NIC atomics do not lose each other.
+  bool release_by_cas = false;
   std::vector<std::unique_ptr<LocationCache>> caches;  // by thread_index()
 };
 

@@ -187,6 +187,16 @@ Task<TxnStatus> Txn::State::validate_reads(const std::vector<uint32_t>& rs, Prim
   co_return TxnStatus::kOk;
 }
 
+// Frees a lock this attempt holds: a WRITE of 0, or CAS(lock word -> 0)
+// where a failed CAS may write back (Engine::Impl::release_by_cas).
+void Txn::State::add_unlock(Batch& b, const Rec& r, uint64_t lw) const {
+  if (e.impl().release_by_cas) {
+    b.cas(r.addr + kLockOffset, lw, 0);
+  } else {
+    b.write(r.addr + kLockOffset, &kZero, 8);
+  }
+}
+
 // Writes every new image and releases its lock (§5.3): one-sided, per node
 // batches of [WRITE image from offset 8, WRITE 0 to the lock] (in order on
 // one QP), posted unsignaled with passive ACK when the source can stay put;
@@ -217,6 +227,8 @@ Task<TxnStatus> Txn::State::write_back(const std::vector<uint32_t>& ws) {
           if (Status s = co_await exec(b, n); !ok(s)) co_return fail(s);
       }
   }
+  const bool by_cas = e.impl().release_by_cas;
+  const uint64_t lw = lock_word(t.coordinator_);
   for (NodeId n = 0; n < store.nodes(); ++n) {
     std::vector<uint32_t> in;
     for (uint32_t i : ws)
@@ -251,7 +263,7 @@ Task<TxnStatus> Txn::State::write_back(const std::vector<uint32_t>& ws) {
     // stay unchanged until a later signaled request to n completes.
     uint64_t total = 0;
     for (uint32_t i : in) total += recs[i].bytes - 8;
-    const bool passive = d.passive_ack && !nodes[n].buffer_busy && 2 * in.size() <= Batch::kMax &&
+    const bool passive = d.passive_ack && !by_cas && !nodes[n].buffer_busy && 2 * in.size() <= Batch::kMax &&
                          nodes[n].unsignaled + 2 * in.size() <= Batch::kMax;
     if (passive) {
       std::span<std::byte> buf = w.post_buffer(n, total);
@@ -273,7 +285,7 @@ Task<TxnStatus> Txn::State::write_back(const std::vector<uint32_t>& ws) {
         for (; at < in.size() && b.size() + 2 <= Batch::kMax; ++at) {
           Rec& r = recs[in[at]];
           b.write(r.addr + 8, r.image.data() + 8, r.bytes - 8);
-          b.write(r.addr + kLockOffset, &kZero, 8);
+          add_unlock(b, r, lw);  // after the image: a WRITE or atomic waits for earlier WRITEs
         }
         if (Status s = co_await exec(b, n); !ok(s)) co_return fail(s);
       }
@@ -286,6 +298,7 @@ Task<TxnStatus> Txn::State::write_back(const std::vector<uint32_t>& ws) {
 // Releases every lock this attempt holds (abort paths): a one-sided WRITE of
 // 0, or an unlock RPC for locks taken with CPU CAS.
 Task<void> Txn::State::release_locks() {
+  const uint64_t lw = lock_word(t.coordinator_);
   for (NodeId n = 0; n < store.nodes(); ++n) {
     std::vector<uint32_t> one, two;
     for (uint32_t i = 0; i < recs.size(); ++i) {
@@ -294,8 +307,10 @@ Task<void> Txn::State::release_locks() {
     }
     for (size_t at = 0; at < one.size();) {
       Batch b;
-      for (; at < one.size() && b.size() < Batch::kMax; ++at) b.write(recs[one[at]].addr + kLockOffset, &kZero, 8);
-      if (Status s = co_await post_or_exec(b, n); !ok(s) && t.error_ == Status::kOk) t.error_ = s;
+      for (; at < one.size() && b.size() < Batch::kMax; ++at) add_unlock(b, recs[one[at]], lw);
+      // A CAS's result lands in its work request: await it.
+      const Status s = e.impl().release_by_cas ? co_await exec(b, n) : co_await post_or_exec(b, n);
+      if (!ok(s) && t.error_ == Status::kOk) t.error_ = s;
     }
     for (size_t at = 0; at < two.size();) {
       std::vector<std::byte>& req = bufs[n];

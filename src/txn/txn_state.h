@@ -96,6 +96,7 @@ struct Txn::State {
   Task<TxnStatus> validate_reads(const std::vector<uint32_t>& rs, Primitive p);
   Task<TxnStatus> write_back(const std::vector<uint32_t>& ws);
   Task<void> release_locks();
+  void add_unlock(Batch& b, const Rec& r, uint64_t lw) const;
 
   // Logging (txn_log.cpp).
   Task<TxnStatus> log(const std::vector<uint32_t>& ws);
