@@ -112,15 +112,38 @@ struct Ctx {
     ++st.remote_verbs;
     if (own_node(a)) ++st.loopback_verbs;
   }
+  // An awaiter whose result is only its status.
+  template <typename A>
+  struct [[nodiscard]] StatusOf {
+    A a;
+    bool await_ready() const noexcept { return a.await_ready(); }
+    bool await_suspend(std::coroutine_handle<> h) { return a.await_suspend(h); }
+    Status await_resume() const noexcept { return a.await_resume().status; }
+  };
   // Verbs (counted). `fence`: does not overtake an earlier READ on the QP.
-  Task<Result<uint64_t>> rcas(RemoteAddr a, uint64_t expected, uint64_t desired, bool fence = false);
+  // The CAS and the CPU accesses return the worker's awaiter itself, not a
+  // coroutine around it: a waiter's poll loop is most of a lock run's work
+  // (alock-fig5), and a coroutine frame per poll was a tenth of it.
+  Worker::AtomicAwaiter rcas(RemoteAddr a, uint64_t expected, uint64_t desired, bool fence = false) {
+    count_verb(a);
+    return w.cas(a, expected, desired, fence);
+  }
   Task<Result<uint64_t>> rread(RemoteAddr a, bool fence = false);
   Task<Status> rread_line(RemoteAddr a, void* line, bool fence = false);
   Task<Status> rwrite(RemoteAddr a, uint64_t v, bool fence = false);
   // CPU accesses to the worker's own node (counted).
-  Task<Result<uint64_t>> load(RemoteAddr a);
-  Task<Status> store(RemoteAddr a, uint64_t v);
-  Task<Result<uint64_t>> ccas(RemoteAddr a, uint64_t expected, uint64_t desired);
+  Worker::CpuAwaiter load(RemoteAddr a) {
+    ++st.cpu_accesses;
+    return w.cpu_load(a);
+  }
+  StatusOf<Worker::CpuAwaiter> store(RemoteAddr a, uint64_t v) {
+    ++st.cpu_accesses;
+    return {w.cpu_store(a, v)};
+  }
+  Worker::CpuAwaiter ccas(RemoteAddr a, uint64_t expected, uint64_t desired) {
+    ++st.cpu_accesses;
+    return w.cpu_cas(a, expected, desired);
+  }
   // A descriptor word (never an atomic's target): a CPU store when it is on
   // the worker's own node, else an RDMA WRITE. Both are atomic with the
   // owner's CPU loads (Table 1).

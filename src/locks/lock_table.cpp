@@ -127,11 +127,6 @@ Task<Status> LockClient::unlock(uint64_t i) {
 
 namespace detail {
 
-Task<Result<uint64_t>> Ctx::rcas(RemoteAddr a, uint64_t expected, uint64_t desired, bool fence) {
-  count_verb(a);
-  co_return co_await w.cas(a, expected, desired, fence);
-}
-
 Task<Result<uint64_t>> Ctx::rread(RemoteAddr a, bool fence) {
   count_verb(a);
   uint64_t v = 0;
@@ -148,22 +143,6 @@ Task<Status> Ctx::rwrite(RemoteAddr a, uint64_t v, bool fence) {
   count_verb(a);
   // The source stays alive until completion: this frame awaits it.
   co_return co_await w.write(a, &v, 8, fence);
-}
-
-Task<Result<uint64_t>> Ctx::load(RemoteAddr a) {
-  ++st.cpu_accesses;
-  co_return co_await w.cpu_load(a);
-}
-
-Task<Status> Ctx::store(RemoteAddr a, uint64_t v) {
-  ++st.cpu_accesses;
-  Result<uint64_t> r = co_await w.cpu_store(a, v);
-  co_return r.status;
-}
-
-Task<Result<uint64_t>> Ctx::ccas(RemoteAddr a, uint64_t expected, uint64_t desired) {
-  ++st.cpu_accesses;
-  co_return co_await w.cpu_cas(a, expected, desired);
 }
 
 Task<Status> Ctx::store_desc(RemoteAddr a, uint64_t v) {
