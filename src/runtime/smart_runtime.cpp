@@ -93,41 +93,54 @@ void Context::end_op(bool ok) {
   t_.conflict.close();
 }
 
-Task<Status> Context::execute(Batch& batch) {
-  if (!rt_.config().throttling) co_return co_await w_.execute(batch);
+bool Context::take_credits(uint32_t n) {
   Throttle& th = t_.throttle;
-  const uint32_t n = batch.size();
   th.advance(w_.now());
-  if (!th.try_acquire(n)) {
-    th.wait(w_.port(), n);
-    co_await w_.park();  // resumed with the credits taken on our behalf
-  }
-  const Status s = co_await w_.execute(batch);
+  if (th.try_acquire(n)) return true;
+  th.wait(w_.port(), n);
+  return false;  // the caller parks; it resumes with the credits taken on its behalf
+}
+
+void Context::return_credits(uint32_t n) {
+  Throttle& th = t_.throttle;
   th.advance(w_.now());
   th.release(n);
+}
+
+Task<Status> Context::execute(Batch& batch) {
+  if (!rt_.config().throttling) co_return co_await w_.execute(batch);
+  const uint32_t n = batch.size();
+  if (!take_credits(n)) co_await w_.park();
+  const Status s = co_await w_.execute(batch);
+  return_credits(n);
   co_return s;
 }
 
+// The single verbs await the worker's own request, not a one-request Batch
+// through execute(): the same request, credits and counters, without a
+// second coroutine frame and a 16-entry Batch to build per verb.
 Task<Status> Context::read(void* dst, RemoteAddr src, uint32_t len) {
   if (!rt_.config().throttling) co_return co_await w_.read(dst, src, len);
-  Batch b;
-  b.read(dst, src, len);
-  co_return co_await execute(b);
+  if (!take_credits(1)) co_await w_.park();
+  const Status s = co_await w_.read(dst, src, len);
+  return_credits(1);
+  co_return s;
 }
 
 Task<Status> Context::write(RemoteAddr dst, const void* src, uint32_t len) {
   if (!rt_.config().throttling) co_return co_await w_.write(dst, src, len);
-  Batch b;
-  b.write(dst, src, len);
-  co_return co_await execute(b);
+  if (!take_credits(1)) co_await w_.park();
+  const Status s = co_await w_.write(dst, src, len);
+  return_credits(1);
+  co_return s;
 }
 
 Task<Result<uint64_t>> Context::cas(RemoteAddr addr, uint64_t expected, uint64_t desired) {
   if (!rt_.config().throttling) co_return co_await w_.cas(addr, expected, desired);
-  Batch b;
-  b.cas(addr, expected, desired);
-  const Status s = co_await execute(b);
-  co_return Result<uint64_t>{s, b[0].old_value};
+  if (!take_credits(1)) co_await w_.park();
+  const Result<uint64_t> r = co_await w_.cas(addr, expected, desired);
+  return_credits(1);
+  co_return r;
 }
 
 Task<Result<uint64_t>> Context::backoff_cas(RemoteAddr addr, uint64_t expected, uint64_t desired) {

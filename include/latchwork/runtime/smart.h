@@ -118,6 +118,10 @@ class Context {
   bool in_op() const { return open_; }
 
  private:
+  // Throttling (Alg. 1): takes n credits, or queues for them and returns
+  // false (the caller parks until they are granted); gives them back.
+  bool take_credits(uint32_t n);
+  void return_credits(uint32_t n);
   Runtime& rt_;
   Worker& w_;
   ThreadState& t_;
