@@ -14,6 +14,7 @@
 #include "latchwork/backends.h"
 #include "latchwork/base/assert.h"
 #include "latchwork/runtime/smart.h"
+#include "latchwork/txn/load.h"
 #include "latchwork/txn/txn.h"
 
 namespace lw::txn {
@@ -218,15 +219,7 @@ TxnRunResult run_txn(const ClusterConfig& cluster, const TxnWorkload& workload, 
   so.log_ring_bytes = o.log_ring_bytes;
   so.shared_name = o.shared_name;
   so.write_images = o.process_index == 0;
-  StoreLoader loader;
-  if (o.plan_cache != nullptr) loader.expect(o.plan_cache->candidate(workload.tables(), so));
-  workload.load(loader);
-  const TxnWorkload* wl = &workload;
-  const HomeFn home = [wl](TableId t, uint64_t k, uint32_t n) { return wl->home(t, k, n); };
-  std::shared_ptr<const StorePlan> plan =
-      o.plan_cache != nullptr ? o.plan_cache->plan(workload.tables(), home, std::move(loader), so, &err)
-                              : StorePlan::make(workload.tables(), home, std::move(loader), so, &err);
-  std::unique_ptr<Store> store = plan ? Store::build(*b, std::move(plan), home, so, &err) : nullptr;
+  std::unique_ptr<Store> store = load_store(*b, workload, so, o.plan_cache, &err);
   if (!store) {
     r.error = "cannot build the store: " + err;
     return r;

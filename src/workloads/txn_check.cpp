@@ -7,8 +7,7 @@
 #include "latchwork/check/serializability.h"
 #include "latchwork/runtime/smart.h"
 #include "latchwork/sim/sim_backend.h"
-#include "latchwork/txn/store.h"
-#include "latchwork/txn/store_plan_cache.h"
+#include "latchwork/txn/load.h"
 #include "latchwork/txn/run.h"
 #include "latchwork/txn/txn.h"
 
@@ -29,15 +28,7 @@ std::unique_ptr<txn::Store> build_store(Backend& b, const txn::TxnWorkload& wl, 
   so.replicas = d.replicas;
   so.coordinators = coordinators;
   so.log_ring_bytes = log_ring_bytes;
-  txn::StoreLoader loader;
-  if (plans != nullptr) loader.expect(plans->candidate(wl.tables(), so));
-  wl.load(loader);
-  const txn::TxnWorkload* w = &wl;
-  const txn::HomeFn home = [w](txn::TableId t, uint64_t k, uint32_t n) { return w->home(t, k, n); };
-  std::shared_ptr<const txn::StorePlan> plan =
-      plans != nullptr ? plans->plan(wl.tables(), home, std::move(loader), so, err)
-                       : txn::StorePlan::make(wl.tables(), home, std::move(loader), so, err);
-  return plan ? txn::Store::build(b, std::move(plan), home, so, err) : nullptr;
+  return txn::load_store(b, wl, so, plans, err);
 }
 
 txn::DesignConfig design_of(const TxnCheckOptions& t) {
