@@ -116,31 +116,29 @@ Task<Status> Context::execute(Batch& batch) {
   co_return s;
 }
 
-// The single verbs await the worker's own request, not a one-request Batch
-// through execute(): the same request, credits and counters, without a
-// second coroutine frame and a 16-entry Batch to build per verb.
-Task<Status> Context::read(void* dst, RemoteAddr src, uint32_t len) {
-  if (!rt_.config().throttling) co_return co_await w_.read(dst, src, len);
+// One verb: with throttling, a credit around the worker's own request (not a
+// one-request Batch through execute(): the same request, credits and
+// counters, without a second coroutine frame and a 16-entry Batch per verb).
+// `make` builds the request's awaiter once the credit is held.
+template <typename R, typename Make>
+Task<R> Context::one_verb(Make make) {
+  if (!rt_.config().throttling) co_return co_await make();
   if (!take_credits(1)) co_await w_.park();
-  const Status s = co_await w_.read(dst, src, len);
+  const R r = co_await make();
   return_credits(1);
-  co_return s;
+  co_return r;
+}
+
+Task<Status> Context::read(void* dst, RemoteAddr src, uint32_t len) {
+  return one_verb<Status>([this, dst, src, len] { return w_.read(dst, src, len); });
 }
 
 Task<Status> Context::write(RemoteAddr dst, const void* src, uint32_t len) {
-  if (!rt_.config().throttling) co_return co_await w_.write(dst, src, len);
-  if (!take_credits(1)) co_await w_.park();
-  const Status s = co_await w_.write(dst, src, len);
-  return_credits(1);
-  co_return s;
+  return one_verb<Status>([this, dst, src, len] { return w_.write(dst, src, len); });
 }
 
 Task<Result<uint64_t>> Context::cas(RemoteAddr addr, uint64_t expected, uint64_t desired) {
-  if (!rt_.config().throttling) co_return co_await w_.cas(addr, expected, desired);
-  if (!take_credits(1)) co_await w_.park();
-  const Result<uint64_t> r = co_await w_.cas(addr, expected, desired);
-  return_credits(1);
-  co_return r;
+  return one_verb<Result<uint64_t>>([this, addr, expected, desired] { return w_.cas(addr, expected, desired); });
 }
 
 Task<Result<uint64_t>> Context::backoff_cas(RemoteAddr addr, uint64_t expected, uint64_t desired) {

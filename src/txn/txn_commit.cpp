@@ -273,7 +273,7 @@ Task<TxnStatus> Txn::State::write_back(const std::vector<uint32_t>& ws) {
         Rec& r = recs[i];
         std::memcpy(buf.data() + at, r.image.data() + 8, r.bytes - 8);
         b.write(r.addr + 8, buf.data() + at, r.bytes - 8);
-        b.write(r.addr + kLockOffset, &kZero, 8);
+        add_unlock(b, r, lw);  // a WRITE of 0: passive only where no CAS is needed
         at += r.bytes - 8;
       }
       nodes[n].buffer_busy = true;

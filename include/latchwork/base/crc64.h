@@ -10,7 +10,5 @@ namespace lw {
 // Continues a CRC over more bytes; start with crc64_update(0, ...).
 uint64_t crc64_update(uint64_t crc, const void* data, size_t len) noexcept;
 inline uint64_t crc64(const void* data, size_t len) noexcept { return crc64_update(0, data, len); }
-// The same CRC a byte at a time: the reference the fast path is tested against.
-uint64_t crc64_update_bytewise(uint64_t crc, const void* data, size_t len) noexcept;
 
 }  // namespace lw

@@ -122,6 +122,8 @@ class Context {
   // false (the caller parks until they are granted); gives them back.
   bool take_credits(uint32_t n);
   void return_credits(uint32_t n);
+  template <typename R, typename Make>
+  Task<R> one_verb(Make make);
   Runtime& rt_;
   Worker& w_;
   ThreadState& t_;
