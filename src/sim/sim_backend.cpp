@@ -183,16 +183,36 @@ RunStats SimBackend::run() {
     // Progress on stderr for long runs: the wall clock is only read here, every
     // 2^16 events, to decide when to print; no simulated decision depends on it.
     auto next_progress = wall_start + std::chrono::seconds(s.cfg.budget.progress_seconds);
+    // The event budget and the progress check share one test per event: the
+    // count at which either is next due.
+    constexpr uint64_t kProgressEvery = uint64_t{1} << 16;
+    uint64_t next_look = std::min(s.event_limit, kProgressEvery);
     while (!s.events.empty()) {
-      if (processed >= s.event_limit) {
-        std::ostringstream os;
-        os << "the run reached its event budget of " << s.event_limit << " events at virtual time "
-           << s.now << " ns with " << s.finished << " of " << s.coroutines.size()
-           << " workers finished (a livelock, or a workload too large for the budget): raise "
-           << "--max-events or \"budget\": {\"max_events\"} in the config, or shrink the workload "
-           << "(--ops, --threads, --coroutines, --compute-nodes)";
-        exhausted = os.str();
-        break;
+      if (processed >= next_look) [[unlikely]] {
+        if (processed >= s.event_limit) {
+          std::ostringstream os;
+          os << "the run reached its event budget of " << s.event_limit << " events at virtual time "
+             << s.now << " ns with " << s.finished << " of " << s.coroutines.size()
+             << " workers finished (a livelock, or a workload too large for the budget): raise "
+             << "--max-events or \"budget\": {\"max_events\"} in the config, or shrink the workload "
+             << "(--ops, --threads, --coroutines, --compute-nodes)";
+          exhausted = os.str();
+          break;
+        }
+        next_look = std::min(s.event_limit, processed + kProgressEvery);
+        if (s.cfg.budget.progress_seconds != 0) {
+          auto wall = std::chrono::steady_clock::now();
+          if (wall >= next_progress) {
+            next_progress = wall + std::chrono::seconds(s.cfg.budget.progress_seconds);
+            std::fprintf(stderr,
+                         "latchwork sim: %llu events (budget %llu), virtual time %.3f ms, %u of %zu "
+                         "workers finished, %.0f s wall\n",
+                         static_cast<unsigned long long>(processed),
+                         static_cast<unsigned long long>(s.event_limit),
+                         static_cast<double>(s.now) / 1e6, static_cast<unsigned>(s.finished),
+                         s.coroutines.size(), std::chrono::duration<double>(wall - wall_start).count());
+          }
+        }
       }
       Event e = s.events.pop();
       // Events after the last worker finished (late duplicates, timers) still
@@ -227,19 +247,6 @@ RunStats SimBackend::run() {
       s.trace.mix((e.seq << 4) | static_cast<uint64_t>(e.kind));
       s.dispatch(e);
       ++processed;
-      if (s.cfg.budget.progress_seconds != 0 && (processed & 0xffff) == 0) {
-        auto wall = std::chrono::steady_clock::now();
-        if (wall >= next_progress) {
-          next_progress = wall + std::chrono::seconds(s.cfg.budget.progress_seconds);
-          std::fprintf(stderr,
-                       "latchwork sim: %llu events (budget %llu), virtual time %.3f ms, %u of %zu "
-                       "workers finished, %.0f s wall\n",
-                       static_cast<unsigned long long>(processed),
-                       static_cast<unsigned long long>(s.event_limit), static_cast<double>(s.now) / 1e6,
-                       static_cast<unsigned>(s.finished), s.coroutines.size(),
-                       std::chrono::duration<double>(wall - wall_start).count());
-        }
-      }
     }
   } catch (...) {
     // A worker's exception or a violated invariant: nothing will run again.

@@ -236,7 +236,9 @@ struct SimBackend::Impl {
   inline void free_op(sim::Op* op);
 
   // --- liveness and the verb trace (sim_tracking.cpp); they only read ---
-  void note_completion(sim::Op* op);  // every completion, before free_op
+  // Every completion, before free_op; in sim_ops.cpp, so it inlines into dispatch.
+  [[gnu::always_inline]] inline void note_completion(sim::Op* op);
+  void trace_completion(sim::Op* op, uint64_t value);  // the verb trace's record of it
   void note_access(const sim::Event& e);  // memory-touching events, trace only
   // The run stopped short: records what each unfinished coroutine waits on
   // (and the requests in flight, into the trace), then frees those requests.

@@ -36,6 +36,22 @@ void line_range(const WorkRequest& wr, uint32_t i, uint64_t* lo, uint64_t* hi) {
 inline void copy_bytes(void* dst, const void* src, size_t n) {
   if (n == kWord) std::memcpy(dst, src, kWord); else std::memcpy(dst, src, n);
 }
+// What a verb's record shows: an atomic's old value, the first 8 bytes a READ
+// fetched or a WRITE carried (little-endian, fewer for shorter transfers).
+uint64_t seen_value(const Op& op) {
+  const WorkRequest& wr = *op.wr;
+  if (is_atomic(wr.opcode)) return wr.old_value;
+  if (wr.status != Status::kOk) return 0;
+  uint64_t v = 0;
+  const size_t n = std::min<size_t>(wr.length, sizeof v);
+  const void* src = nullptr;
+  if (wr.opcode == Opcode::kRead) src = wr.local;
+  // A WRITE's source may be gone (unsignaled posts): use the NIC's copy.
+  if (wr.opcode == Opcode::kWrite && op.payload.size() >= n) src = op.payload.data();
+  if (src == nullptr) return 0;
+  copy_bytes(&v, src, n);
+  return v;
+}
 }  // namespace
 
 void SimBackend::Impl::prefetch_next() {
@@ -413,6 +429,22 @@ void SimBackend::Impl::release_atomic_unit(sim::MemoryNode& m, uint64_t word, co
   Nanos* busy = m.atomic_busy_until.find(word);
   if (busy == nullptr) return;
   if (*busy > now && *busy == op->access.end) *busy = now;
+}
+
+// Liveness bookkeeping (sim_tracking.h): the poster's last completions. It
+// only reads the simulation.
+void SimBackend::Impl::note_completion(Op* op) {
+  sim::WorkerTrack& t = op->poster->track;
+  sim::SeenVerb& v = t.seen[t.count++ % sim::WorkerTrack::kKeep];
+  const WorkRequest& wr = *op->wr;
+  v.opcode = wr.opcode;
+  v.status = wr.status;
+  v.length = sim::verb_length(wr);
+  v.addr = wr.remote;
+  v.value = seen_value(*op);
+  v.at = now;
+  t.last_completion = now;
+  if (verb_trace != nullptr) [[unlikely]] trace_completion(op, v.value);
 }
 
 void SimBackend::Impl::on_complete(Op* op) {

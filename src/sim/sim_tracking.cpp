@@ -28,26 +28,6 @@ bool targets_op(EventKind k) {
   }
 }
 
-// What a verb's record shows: an atomic's old value, the first 8 bytes a READ
-// fetched or a WRITE carried (little-endian, fewer for shorter transfers).
-uint64_t seen_value(const Op& op) {
-  const WorkRequest& wr = *op.wr;
-  if (is_atomic(wr.opcode)) return wr.old_value;
-  if (wr.status != Status::kOk) return 0;
-  uint64_t v = 0;
-  const size_t n = std::min<size_t>(wr.length, sizeof v);
-  const void* src = nullptr;
-  if (wr.opcode == Opcode::kRead) src = wr.local;
-  // A WRITE's source may be gone (unsignaled posts): use the NIC's copy.
-  if (wr.opcode == Opcode::kWrite && op.payload.size() >= n) src = op.payload.data();
-  if (src == nullptr) return 0;
-  // A fixed-size copy is one load; a variable one is a library call.
-  if (n == sizeof v) std::memcpy(&v, src, sizeof v); else std::memcpy(&v, src, n);
-  return v;
-}
-
-uint32_t verb_length(const WorkRequest& wr) { return is_atomic(wr.opcode) ? 8 : wr.length; }
-
 std::string hex(uint64_t v) {
   std::ostringstream os;
   os << "0x" << std::hex << v;
@@ -90,7 +70,7 @@ VerbRecord record_of(const Op& op) {
   r.who = op.who;
   r.opcode = wr.opcode;
   r.remote = wr.remote;
-  r.length = verb_length(wr);
+  r.length = sim::verb_length(wr);
   r.fence = wr.fence;
   r.signaled = wr.signaled;
   r.posted = op.posted;
@@ -102,24 +82,12 @@ VerbRecord record_of(const Op& op) {
 
 }  // namespace
 
-void SimBackend::Impl::note_completion(Op* op) {
-  sim::WorkerTrack& t = op->poster->track;
-  sim::SeenVerb& v = t.seen[t.count++ % sim::WorkerTrack::kKeep];
-  const WorkRequest& wr = *op->wr;
-  v.opcode = wr.opcode;
-  v.status = wr.status;
-  v.length = verb_length(wr);
-  v.addr = wr.remote;
-  v.value = seen_value(*op);
-  v.at = now;
-  t.last_completion = now;
-  if (verb_trace != nullptr) [[unlikely]] {
-    VerbRecord r = record_of(*op);
-    r.completed = now;
-    r.value = v.value;
-    verb_trace->record(r);
-    op->first_access = op->last_access = sim::kNever;  // the Op is reused
-  }
+void SimBackend::Impl::trace_completion(Op* op, uint64_t value) {
+  VerbRecord r = record_of(*op);
+  r.completed = now;
+  r.value = value;
+  verb_trace->record(r);
+  op->first_access = op->last_access = sim::kNever;  // the Op is reused
 }
 
 void SimBackend::Impl::note_access(const Event& e) {
@@ -212,7 +180,7 @@ std::string waiting_on(const sim::Coroutine& c, const Pending& p) {
     if (++n_awaited > kListed) continue;
     const WorkRequest& wr = *f->op->wr;
     if (!awaited.empty()) awaited += "; ";
-    awaited += verb_head(wr.opcode, verb_length(wr), wr.remote) + ", posted at " +
+    awaited += verb_head(wr.opcode, sim::verb_length(wr), wr.remote) + ", posted at " +
                std::to_string(f->op->posted) + " ns";
     if (f->completes != sim::kNever)
       awaited += ", due to complete at " + std::to_string(f->completes) + " ns";

@@ -25,6 +25,9 @@ struct SeenVerb {
   Nanos at = 0;        // completion time
 };
 
+// The bytes a verb acts on: an atomic's word, a READ's or WRITE's length.
+inline uint32_t verb_length(const WorkRequest& wr) { return is_atomic(wr.opcode) ? 8 : wr.length; }
+
 // A coroutine's last kKeep completions, in a ring.
 struct WorkerTrack {
   static constexpr uint32_t kKeep = 4;
