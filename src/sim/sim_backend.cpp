@@ -180,74 +180,7 @@ RunStats SimBackend::run() {
       co->resume_point = co->task.handle();
       s.events.push(s.draw(s.cfg.timing.jitter_ns + 1), EventKind::kWake, co.get());
     }
-    // Progress on stderr for long runs: the wall clock is only read here, every
-    // 2^16 events, to decide when to print; no simulated decision depends on it.
-    auto next_progress = wall_start + std::chrono::seconds(s.cfg.budget.progress_seconds);
-    // The event budget and the progress check share one test per event: the
-    // count at which either is next due.
-    constexpr uint64_t kProgressEvery = uint64_t{1} << 16;
-    uint64_t next_look = std::min(s.event_limit, kProgressEvery);
-    while (!s.events.empty()) {
-      if (processed >= next_look) [[unlikely]] {
-        if (processed >= s.event_limit) {
-          std::ostringstream os;
-          os << "the run reached its event budget of " << s.event_limit << " events at virtual time "
-             << s.now << " ns with " << s.finished << " of " << s.coroutines.size()
-             << " workers finished (a livelock, or a workload too large for the budget): raise "
-             << "--max-events or \"budget\": {\"max_events\"} in the config, or shrink the workload "
-             << "(--ops, --threads, --coroutines, --compute-nodes)";
-          exhausted = os.str();
-          break;
-        }
-        next_look = std::min(s.event_limit, processed + kProgressEvery);
-        if (s.cfg.budget.progress_seconds != 0) {
-          auto wall = std::chrono::steady_clock::now();
-          if (wall >= next_progress) {
-            next_progress = wall + std::chrono::seconds(s.cfg.budget.progress_seconds);
-            std::fprintf(stderr,
-                         "latchwork sim: %llu events (budget %llu), virtual time %.3f ms, %u of %zu "
-                         "workers finished, %.0f s wall\n",
-                         static_cast<unsigned long long>(processed),
-                         static_cast<unsigned long long>(s.event_limit),
-                         static_cast<double>(s.now) / 1e6, static_cast<unsigned>(s.finished),
-                         s.coroutines.size(), std::chrono::duration<double>(wall - wall_start).count());
-          }
-        }
-      }
-      Event e = s.events.pop();
-      // Events after the last worker finished (late duplicates, timers) still
-      // run: the virtual-time budget bounds the workers.
-      if (e.time > s.cfg.budget.max_virtual_ns && s.finished < s.coroutines.size()) {
-        std::ostringstream os;
-        os << "the run reached its virtual-time budget of " << s.cfg.budget.max_virtual_ns
-           << " ns after " << processed << " events with " << s.finished << " of "
-           << s.coroutines.size() << " workers finished: raise "
-           << "--max-virtual-ms or \"budget\": {\"max_virtual_ns\"} in the config, or shrink "
-           << "the workload or the timing fields";
-        exhausted = os.str();
-        s.events.push(e.time, e.kind, e.target, e.arg);  // freed below with the rest
-        break;
-      }
-      // The watchdog: one test per event while set. `*watch_progress` may run
-      // ahead of the clock (a coroutine's CPU time), hence the first test.
-      if (s.watch_progress != nullptr && e.time > *s.watch_progress &&
-          e.time - *s.watch_progress > s.watch_span && s.finished < s.coroutines.size()) {
-        std::ostringstream os;
-        os << "stalled: no progress for more than " << s.watch_span << " ns (the watchdog's span; "
-           << "last progress at " << *s.watch_progress << " ns, next event at " << e.time
-           << " ns) with " << s.finished << " of " << s.coroutines.size()
-           << " workers finished: a lost wake-up or a livelock";
-        stalled = os.str();
-        s.events.push(e.time, e.kind, e.target, e.arg);  // freed below with the rest
-        break;
-      }
-      LW_CHECK(e.time >= s.now);
-      s.now = e.time;
-      s.trace.mix(e.time);
-      s.trace.mix((e.seq << 4) | static_cast<uint64_t>(e.kind));
-      s.dispatch(e);
-      ++processed;
-    }
+    processed = s.run_events(wall_start, &exhausted, &stalled);
   } catch (...) {
     // A worker's exception or a violated invariant: nothing will run again.
     s.drop_in_flight();
@@ -281,39 +214,6 @@ RunStats SimBackend::run() {
   stats.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return stats;
-}
-
-void SimBackend::Impl::make_ready(Coroutine* c, std::coroutine_handle<> h) {
-  LW_CHECK(h && !c->finished);
-  c->resume_point = h;
-  Thread* t = c->thread;
-  LW_CHECK(!t->running);
-  if (t->ready.empty() && t->cpu_free_at <= now) {
-    run_now(c);
-    return;
-  }
-  t->ready.push_back(c);
-  LW_CHECK(t->ready.size() <= cfg.coroutines_per_thread);
-  if (!t->run_scheduled) {
-    t->run_scheduled = true;
-    events.push(std::max(now, t->cpu_free_at), EventKind::kThreadRun, t);
-  }
-}
-
-void SimBackend::Impl::run_now(Coroutine* c) {
-  Thread* t = c->thread;
-  t->running = true;
-  t->cur = std::max(now, t->cpu_free_at) + timed([](auto& m) { return m.poll_cpu(); });
-  std::coroutine_handle<> h = std::exchange(c->resume_point, {});
-  h.resume();
-  t->running = false;
-  t->cpu_free_at = t->cur;
-  if (c->task.done()) {
-    c->finished = true;
-    ++finished;
-    // A worker's main ended with an exception: run() stops and rethrows it.
-    c->task.rethrow_if_failed();
-  }
 }
 
 namespace sim {

@@ -1,6 +1,7 @@
 // Internals of the simulator, shared by its source files.
 #pragma once
 
+#include <chrono>
 #include <coroutine>
 #include <deque>
 #include <memory>
@@ -155,9 +156,16 @@ struct SimBackend::Impl {
   explicit Impl(const ClusterConfig& c);
 
   // --- scheduling (sim_backend.cpp) ---
-  void make_ready(sim::Coroutine* c, std::coroutine_handle<> h);
-  void run_now(sim::Coroutine* c);
-  void dispatch(const sim::Event& e);
+  // Inline (below): once per completion each.
+  inline void make_ready(sim::Coroutine* c, std::coroutine_handle<> h);
+  inline void run_now(sim::Coroutine* c);
+  // Fires one event; inline into run_events, its only caller.
+  [[gnu::always_inline]] inline void dispatch(const sim::Event& e);
+  // The event loop (sim_ops.cpp): fires events in order until none is left
+  // or the event budget, the virtual-time budget or the watchdog stops it
+  // (then *exhausted or *stalled says why). Returns the events fired.
+  uint64_t run_events(std::chrono::steady_clock::time_point wall_start, std::string* exhausted,
+                      std::string* stalled);
   // Host-side only: starts fetching the memory the next event will touch.
   void prefetch_next();
   uint64_t draw(uint64_t bound) {  // a random decision, recorded in the trace
@@ -339,6 +347,39 @@ inline void SimBackend::Impl::free_op(sim::Op* op) {
   op->staged_read = false;
   op->sw = sim::SwitchPacket::kNone;
   op_pool.emplace_back(op);
+}
+
+inline void SimBackend::Impl::make_ready(sim::Coroutine* c, std::coroutine_handle<> h) {
+  LW_CHECK(h && !c->finished);
+  c->resume_point = h;
+  sim::Thread* t = c->thread;
+  LW_CHECK(!t->running);
+  if (t->ready.empty() && t->cpu_free_at <= now) {
+    run_now(c);
+    return;
+  }
+  t->ready.push_back(c);
+  LW_CHECK(t->ready.size() <= cfg.coroutines_per_thread);
+  if (!t->run_scheduled) {
+    t->run_scheduled = true;
+    events.push(std::max(now, t->cpu_free_at), sim::EventKind::kThreadRun, t);
+  }
+}
+
+inline void SimBackend::Impl::run_now(sim::Coroutine* c) {
+  sim::Thread* t = c->thread;
+  t->running = true;
+  t->cur = std::max(now, t->cpu_free_at) + timed([](auto& m) { return m.poll_cpu(); });
+  std::coroutine_handle<> h = std::exchange(c->resume_point, {});
+  h.resume();
+  t->running = false;
+  t->cpu_free_at = t->cur;
+  if (c->task.done()) {
+    c->finished = true;
+    ++finished;
+    // A worker's main ended with an exception: run() stops and rethrows it.
+    c->task.rethrow_if_failed();
+  }
 }
 
 }  // namespace lw

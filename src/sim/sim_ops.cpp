@@ -1,6 +1,9 @@
 // Work requests in the simulator: scheduling them by the contract's ordering
 // rules when posted, and their effects on memory when their events fire.
+#include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <sstream>
 
 #include "atomic_effect.h"
 #include "sim_impl.h"
@@ -528,6 +531,83 @@ void SimBackend::Impl::dispatch(const sim::Event& e) {
       break;
     }
   }
+}
+
+// The event loop, here so that dispatch and its handlers inline into it (a
+// call per event saved and restored a dozen registers).
+uint64_t SimBackend::Impl::run_events(std::chrono::steady_clock::time_point wall_start,
+                                      std::string* exhausted, std::string* stalled) {
+  uint64_t processed = 0;
+  // Progress on stderr for long runs: the wall clock is only read here, every
+  // 2^16 events, to decide when to print; no simulated decision depends on it.
+  auto next_progress = wall_start + std::chrono::seconds(cfg.budget.progress_seconds);
+  // The event budget and the progress check share one test per event: the
+  // count at which either is next due.
+  constexpr uint64_t kProgressEvery = uint64_t{1} << 16;
+  uint64_t next_look = std::min(event_limit, kProgressEvery);
+  while (!events.empty()) {
+    if (processed >= next_look) [[unlikely]] {
+      if (processed >= event_limit) {
+        std::ostringstream os;
+        os << "the run reached its event budget of " << event_limit << " events at virtual time "
+           << now << " ns with " << finished << " of " << coroutines.size()
+           << " workers finished (a livelock, or a workload too large for the budget): raise "
+           << "--max-events or \"budget\": {\"max_events\"} in the config, or shrink the workload "
+           << "(--ops, --threads, --coroutines, --compute-nodes)";
+        *exhausted = os.str();
+        break;
+      }
+      next_look = std::min(event_limit, processed + kProgressEvery);
+      if (cfg.budget.progress_seconds != 0) {
+        auto wall = std::chrono::steady_clock::now();
+        if (wall >= next_progress) {
+          next_progress = wall + std::chrono::seconds(cfg.budget.progress_seconds);
+          std::fprintf(stderr,
+                       "latchwork sim: %llu events (budget %llu), virtual time %.3f ms, %u of %zu "
+                       "workers finished, %.0f s wall\n",
+                       static_cast<unsigned long long>(processed),
+                       static_cast<unsigned long long>(event_limit),
+                       static_cast<double>(now) / 1e6, static_cast<unsigned>(finished),
+                       coroutines.size(), std::chrono::duration<double>(wall - wall_start).count());
+        }
+      }
+    }
+    const sim::Event e = events.pop();
+    // Events after the last worker finished (late duplicates, timers) still
+    // run: the virtual-time budget bounds the workers.
+    if (e.time > cfg.budget.max_virtual_ns && finished < coroutines.size()) [[unlikely]] {
+      std::ostringstream os;
+      os << "the run reached its virtual-time budget of " << cfg.budget.max_virtual_ns
+         << " ns after " << processed << " events with " << finished << " of "
+         << coroutines.size() << " workers finished: raise "
+         << "--max-virtual-ms or \"budget\": {\"max_virtual_ns\"} in the config, or shrink "
+         << "the workload or the timing fields";
+      *exhausted = os.str();
+      events.push(e.time, e.kind, e.target, e.arg);  // run() frees it with the rest
+      break;
+    }
+    // The watchdog: one test per event while set. `*watch_progress` may run
+    // ahead of the clock (a coroutine's CPU time), hence the first test.
+    if (watch_progress != nullptr && e.time > *watch_progress &&
+        e.time - *watch_progress > watch_span && finished < coroutines.size()) [[unlikely]] {
+      std::ostringstream os;
+      os << "stalled: no progress for more than " << watch_span << " ns (the watchdog's span; "
+         << "last progress at " << *watch_progress << " ns, next event at " << e.time
+         << " ns) with " << finished << " of " << coroutines.size()
+         << " workers finished: a lost wake-up or a livelock";
+      *stalled = os.str();
+      events.push(e.time, e.kind, e.target, e.arg);  // run() frees it with the rest
+      break;
+    }
+    LW_CHECK(e.time >= now);
+    now = e.time;
+    // One mix per event: its time, spread by an odd multiplier, with its
+    // push order and kind (two mixes were 2% of a simple-model verb).
+    trace.mix((e.time * 0x9e3779b97f4a7c15ull) ^ ((e.seq << 4) | static_cast<uint64_t>(e.kind)));
+    dispatch(e);
+    ++processed;
+  }
+  return processed;
 }
 
 }  // namespace lw
