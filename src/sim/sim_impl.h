@@ -237,7 +237,8 @@ struct SimBackend::Impl {
   // A WRITE's source bytes [lo, hi) (request offsets) changed between post and fetch.
   void log_payload_late(const sim::Op* op, uint32_t line, uint64_t lo, uint64_t hi);
   void log_partial_fetch(sim::MemoryNode& m, const sim::Op* read, uint64_t lo, uint64_t hi);
-  void release_atomic_unit(sim::MemoryNode& m, uint64_t word, const sim::Op* op);
+  [[gnu::always_inline]] inline void release_atomic_unit(sim::MemoryNode& m, uint64_t word,
+                                                       const sim::Op* op);  // sim_ops.cpp
   void schedule_atomic(sim::MemoryNode& m, sim::Op* op, bool device, Nanos earliest);
   // Inline (below): once per verb each.
   inline sim::Op* new_op();

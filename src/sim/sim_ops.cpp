@@ -337,7 +337,9 @@ void SimBackend::Impl::on_write_line(Op* op, uint32_t line) {
   if (line != kAllLines) line_range(wr, line, &lo, &hi);
   copy_bytes(m.mem.bytes(lo), op->payload.data() + (lo - wr.remote.offset()), hi - lo);
   if (log && line != kAllLines) log_write_line(m, op, line);
-  note_store(m, lo, hi, sem.atomic_loses_write, {op->who, "WRITE", wr.remote, wr.length, now});
+  // Most stores meet no open atomic: skip building the record.
+  if (!m.open_windows.empty())
+    note_store(m, lo, hi, sem.atomic_loses_write, {op->who, "WRITE", wr.remote, wr.length, now});
 }
 
 void SimBackend::Impl::on_write_fetch(Op* op, uint32_t line) {

@@ -127,7 +127,8 @@ class SimpleTimingModel final : public TimingModel {
     return posted + c_.one_way_ns + wire(bytes) + rng.below(c_.jitter_ns + 1);
   }
   AccessTimes access(const WrRoute&, const WorkRequest& wr, bool device, Nanos start) override {
-    const Nanos t = start + (device ? c_.device_memory_ns : c_.pcie_ns) + (device ? 0 : pm_ns(wr));
+    const Nanos pm = device || !m_.pm() ? 0 : pm_ns(wr);  // no call on DRAM
+    const Nanos t = start + (device ? c_.device_memory_ns : c_.pcie_ns) + pm;
     return {t, t};
   }
   AccessTimes atomic(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) override {
