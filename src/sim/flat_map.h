@@ -6,6 +6,7 @@
 // so its layout never decides anything the simulation does.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -39,25 +40,37 @@ class FlatMap {
     return {&slots_[i].value, true};
   }
   V& operator[](uint64_t key) { return *emplace(key, V{}).first; }
+  // Inserts `value` under `key`, which the caller has just found absent
+  // (find() returned null and nothing changed the map since): one probe run
+  // instead of two.
+  V* insert_absent(uint64_t key, V value) {
+    LW_CHECK(key != kEmpty);
+    if ((size_ + 1) * 2 > slots_.size()) grow();
+    size_t i = home(key);
+    while (slots_[i].key != kEmpty) {
+      LW_CHECK_MSG(slots_[i].key != key, "insert_absent of a present key");
+      i = (i + 1) & mask_;
+    }
+    slots_[i].key = key;
+    slots_[i].value = std::move(value);
+    ++size_;
+    return &slots_[i].value;
+  }
 
   // Removes `key`; returns whether it was there.
   bool erase(uint64_t key) {
-    size_t hole = index_of(key);
-    if (hole == kNone) return false;
-    // Shift later members of the probe run back so lookups never stop early.
-    for (size_t j = (hole + 1) & mask_, probes = 0; probes < mask_; j = (j + 1) & mask_, ++probes) {
-      if (slots_[j].key == kEmpty) break;
-      const size_t h = home(slots_[j].key);
-      // Entry j may fill the hole unless its home lies cyclically in (hole, j].
-      const bool stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
-      if (stays) continue;
-      slots_[hole] = std::move(slots_[j]);
-      hole = j;
-    }
-    slots_[hole].key = kEmpty;
-    slots_[hole].value = V{};
-    --size_;
+    const size_t i = index_of(key);
+    if (i == kNone) return false;
+    erase_index(i);
     return true;
+  }
+  // Removes the entry `found` points to (from find(), nothing changed since).
+  void erase_found(V* found) {
+    const size_t i = static_cast<size_t>(reinterpret_cast<Slot*>(reinterpret_cast<char*>(found) -
+                                                                 offsetof(Slot, value)) -
+                                         slots_.data());
+    LW_CHECK(i < slots_.size() && &slots_[i].value == found && slots_[i].key != kEmpty);
+    erase_index(i);
   }
 
   size_t size() const { return size_; }
@@ -86,6 +99,22 @@ class FlatMap {
     V value{};
   };
   static constexpr size_t kNone = ~size_t{0};
+
+  void erase_index(size_t hole) {
+    // Shift later members of the probe run back so lookups never stop early.
+    for (size_t j = (hole + 1) & mask_, probes = 0; probes < mask_; j = (j + 1) & mask_, ++probes) {
+      if (slots_[j].key == kEmpty) break;
+      const size_t h = home(slots_[j].key);
+      // Entry j may fill the hole unless its home lies cyclically in (hole, j].
+      const bool stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
+      if (stays) continue;
+      slots_[hole] = std::move(slots_[j]);
+      hole = j;
+    }
+    slots_[hole].key = kEmpty;
+    slots_[hole].value = V{};
+    --size_;
+  }
 
   size_t index_of(uint64_t key) const {
     if (size_ == 0) return kNone;

@@ -143,11 +143,9 @@ Nanos NicModel::traverse(const WrRoute& r, Nic& from, Nic& to, Nanos t, uint64_t
   return cross(from, to, t, bytes, rng);
 }
 
-Nanos NicModel::serialize(uint64_t bytes) const {
-  return ns(static_cast<double>(bytes) * 8.0 / p_.link_gbps);
-}
-
 uint64_t NicModel::wire_bytes(uint64_t payload) const {
+  // One packet up to the MTU (most requests): no division.
+  if (payload <= p_.mtu_bytes) return payload + p_.header_bytes;
   const uint64_t packets = std::max<uint64_t>(1, (payload + p_.mtu_bytes - 1) / p_.mtu_bytes);
   return payload + packets * p_.header_bytes;
 }

@@ -3,6 +3,7 @@
 // (configs/nic/*.json); every mechanism has its own switch (NicMechanisms).
 #pragma once
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -120,7 +121,13 @@ class NicModel final : public TimingModel {
   };
 
   Nanos ns(double v) const { return static_cast<Nanos>(v + 0.5); }
-  Nanos serialize(uint64_t bytes) const;     // link time of `bytes`
+  // Link time of `bytes`. A request's sizes are few, and the division is on
+  // every verb's critical path: the last answer for each size class is kept.
+  Nanos serialize(uint64_t bytes) const {
+    SerializeMemo& m = serialize_memo_[bytes % kSerializeMemo];
+    if (m.bytes != bytes) m = {bytes, ns(static_cast<double>(bytes) * 8.0 / p_.link_gbps)};
+    return m.ns;
+  }
   uint64_t wire_bytes(uint64_t payload) const;
   // Constant per profile, computed once (a division each otherwise).
   Nanos pu_time() const { return pu_ns_; }
@@ -169,6 +176,12 @@ class NicModel final : public TimingModel {
   Counters counters_;
   Nanos pu_ns_ = 0;              // a processing unit's time per message
   Nanos pcie_read_slot_ns_ = 0;  // the DMA engine's time per non-posted read
+  struct SerializeMemo {
+    uint64_t bytes = ~uint64_t{0};  // no size yet
+    Nanos ns = 0;
+  };
+  static constexpr size_t kSerializeMemo = 16;
+  mutable std::array<SerializeMemo, kSerializeMemo> serialize_memo_{};  // by bytes % kSerializeMemo
 };
 
 }  // namespace lw::sim

@@ -55,6 +55,29 @@ struct QueuePair {
 
 inline constexpr uint32_t kAllLines = ~uint32_t{0};
 
+// A store to memory-node memory: a WRITE line or a CPU store/atomic.
+struct StoreSource {
+  Placement who;
+  const char* kind = "";  // "WRITE", "CPU store", ...
+  RemoteAddr addr;        // the whole request
+  uint32_t length = 0;
+  Nanos at = 0;           // when it landed
+};
+
+// A NIC atomic between its read and its write-back (kept in its Op; the
+// node's open_windows finds the Op by word).
+struct AtomicWindow {
+  // A store that the contract does not allow to be lost landed inside: the
+  // atomic is then re-evaluated at write-back (linearised after that store).
+  bool protected_store_seen = false;
+  // A failed CAS writing back the value it read (failed_cas_writes_back): it
+  // loses every store that lands inside, whatever atomic_loses_* say.
+  bool failed_cas = false;
+  // Losable stores that landed inside since the last protected one; the
+  // write-back overwrites them (relaxation log only).
+  std::vector<StoreSource> lost;
+};
+
 // A work request in flight.
 struct Op {
   WorkRequest* wr = nullptr;  // where results go: the caller's, or `own`
@@ -77,6 +100,7 @@ struct Op {
   bool has_window = false;
   bool device = false;
   bool staged_read = false;  // a READ whose `payload` goes to wr->local at completion
+  AtomicWindow window;       // while has_window, after the read half
   // The switch's view of this request (§5.5): its packet type, and the
   // Client-to-Tuple-ID / Client-to-Version entries kept until the response.
   SwitchPacket sw = SwitchPacket::kNone;
@@ -89,29 +113,6 @@ struct Op {
   Nanos posted = 0;
   Nanos first_access = kNever;  // kept only while a verb trace is set
   Nanos last_access = kNever;
-};
-
-// A store to memory-node memory: a WRITE line or a CPU store/atomic.
-struct StoreSource {
-  Placement who;
-  const char* kind = "";  // "WRITE", "CPU store", ...
-  RemoteAddr addr;        // the whole request
-  uint32_t length = 0;
-  Nanos at = 0;           // when it landed
-};
-
-// A NIC atomic between its read and its write-back.
-struct AtomicWindow {
-  Op* op = nullptr;
-  // A store that the contract does not allow to be lost landed inside: the
-  // atomic is then re-evaluated at write-back (linearised after that store).
-  bool protected_store_seen = false;
-  // A failed CAS writing back the value it read (failed_cas_writes_back): it
-  // loses every store that lands inside, whatever atomic_loses_* say.
-  bool failed_cas = false;
-  // Losable stores that landed inside since the last protected one; the
-  // write-back overwrites them (relaxation log only).
-  std::vector<StoreSource> lost;
 };
 
 // A multi-line WRITE between its first and last line landing (relaxation
@@ -135,7 +136,9 @@ struct MemoryNode {
   // Entries that ended by the clock stay until a sweep (release_atomic_unit).
   sim::FlatMap<Nanos> atomic_busy_until;
   size_t busy_sweep_at = 1024;  // sweep when the map holds more entries
-  sim::FlatMap<AtomicWindow> open_windows;
+  // Word offset -> the NIC atomic whose window is open there. The map holds
+  // only pointers: an entry moves on every erase of its probe run.
+  sim::FlatMap<Op*> open_windows;
   std::vector<PartialWrite> partial_writes;  // relaxation log only
 };
 

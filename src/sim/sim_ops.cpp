@@ -297,7 +297,7 @@ void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, 
     *busy = at.end;
     return;
   }
-  m.atomic_busy_until.emplace(word, at.end);
+  m.atomic_busy_until.insert_absent(word, at.end);
   if (m.atomic_busy_until.size() > m.busy_sweep_at) {
     // Entries that ended by now delay nobody (every atomic booked from now
     // on starts at or after now): drop them, and sweep again when the map
@@ -360,8 +360,9 @@ void SimBackend::Impl::note_store(sim::MemoryNode& m, uint64_t lo, uint64_t hi, 
   // A losable store needs no bookkeeping unless the log wants to name it.
   if (m.open_windows.empty() || (losable && !log)) return;
   for (uint64_t w = lo / kWord * kWord; w < hi; w += kWord) {
-    sim::AtomicWindow* win = m.open_windows.find(w);
-    if (win == nullptr) continue;
+    Op** open = m.open_windows.find(w);
+    if (open == nullptr) continue;
+    sim::AtomicWindow* win = &(*open)->window;
     if (losable || win->failed_cas) {
       if (!log) continue;
       win->lost.push_back(src);
@@ -398,8 +399,10 @@ void SimBackend::Impl::on_atomic_read(Op* op) {
     release_atomic_unit(m, wr.remote.offset(), op);
     return;
   }
-  const bool inserted =
-      m.open_windows.emplace(wr.remote.offset(), sim::AtomicWindow{op, false, effect.failed_cas, {}}).second;
+  op->window.protected_store_seen = false;
+  op->window.failed_cas = effect.failed_cas;
+  op->window.lost.clear();
+  const bool inserted = m.open_windows.emplace(wr.remote.offset(), op).second;
   LW_CHECK_MSG(inserted, "two NIC atomics overlapped on one word");
 }
 
@@ -409,8 +412,9 @@ void SimBackend::Impl::on_atomic_write_back(Op* op) {
   sim::MemoryNode& m = *memory[wr.remote.node()];
   const uint64_t off = wr.remote.offset();
   uint64_t* word = m.mem.word(off);
-  sim::AtomicWindow* win = m.open_windows.find(off);
-  LW_CHECK(win != nullptr && win->op == op);
+  Op** open = m.open_windows.find(off);
+  LW_CHECK(open != nullptr && *open == op);
+  sim::AtomicWindow* win = &op->window;
   if (win->protected_store_seen) {
     // Linearise the atomic after the store it may not lose.
     const uint64_t cur = *word;
@@ -422,7 +426,7 @@ void SimBackend::Impl::on_atomic_write_back(Op* op) {
   // read is overwritten: that is the lost update.
   if (op->atomic_writes) *word = op->atomic_new;
   if (log && op->atomic_writes && !win->lost.empty()) log_lost_stores(op, win->lost);
-  m.open_windows.erase(off);
+  m.open_windows.erase_found(open);
   release_atomic_unit(m, off, op);
 }
 
