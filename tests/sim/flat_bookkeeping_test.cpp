@@ -60,6 +60,42 @@ TEST(FlatMap, MatchesAnUnorderedMapUnderChurn) {
   }
 }
 
+// The one-probe-run calls the atomic unit uses: insert_absent after a failed
+// find, erase_found on a find's pointer. Under the same churn they must keep
+// the map equal to the reference, colliding keys included.
+TEST(FlatMap, InsertAbsentAndEraseFoundMatchAnUnorderedMap) {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    Rng rng(seed);
+    FlatMap<uint64_t> m;
+    std::unordered_map<uint64_t, uint64_t> ref;
+    const uint64_t keys = seed % 2 ? 64 : 4096;
+    for (int step = 0; step < 50000; ++step) {
+      const uint64_t k = rng.below(keys) * (seed % 3 == 0 ? 4096 : 8);
+      uint64_t* found = m.find(k);
+      ASSERT_EQ(found != nullptr, ref.count(k) == 1);
+      if (found == nullptr) {
+        const uint64_t v = rng.next();
+        ASSERT_EQ(*m.insert_absent(k, v), v);
+        ref.emplace(k, v);
+      } else if (rng.below(2) == 0) {
+        ASSERT_EQ(*found, ref.at(k));
+        m.erase_found(found);
+        ref.erase(k);
+        ASSERT_EQ(m.find(k), nullptr);
+      }
+      ASSERT_EQ(m.size(), ref.size());
+    }
+    for (const auto& [k, v] : ref) ASSERT_EQ(*m.find(k), v);
+  }
+}
+
+TEST(FlatMap, InsertAbsentOfAPresentKeyIsAnInvariantViolation) {
+  FlatMap<int> m;
+  m.emplace(8, 1);
+  ThrowOnInvariant throwing;
+  EXPECT_THROW(m.insert_absent(8, 2), InvariantViolation);
+}
+
 // erase_if drops exactly the entries it selects, and the rest stay findable
 // (their probe runs are rebuilt).
 TEST(FlatMap, EraseIfMatchesAnUnorderedMap) {
