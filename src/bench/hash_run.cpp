@@ -13,6 +13,7 @@
 #include "latchwork/runtime/smart.h"
 #include "run_common.h"
 #include "latchwork/structures/race/hash_table.h"
+#include "latchwork/structures/race/host_load_cache.h"
 
 namespace lw {
 namespace {
@@ -254,7 +255,7 @@ std::string HashRunOptions::validate(const ClusterConfig& c) const {
   return {};
 }
 
-HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o) {
+HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o, race::HostLoadCache* loads) {
   const std::string invalid = o.validate(cluster);
   LW_CHECK_MSG(invalid.empty(), invalid);
   HashRunResult r;
@@ -287,12 +288,22 @@ HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o) {
   // The load phase, host-side (not measured; its wall time is reported).
   // One process loads a shared table; the others wait for it at the barrier.
   const auto load_start = std::chrono::steady_clock::now();
-  for (uint64_t rank = 0; o.process_index == 0 && rank < o.keys; ++rank) {
-    const uint64_t key = wl.key_of_rank(rank);
-    if (Status s = table.host_insert(*backend, key, initial_value(key)); !ok(s)) {
-      r.error = "loading key " + std::to_string(key) + " failed: " + std::string(to_string(s));
+  if (o.process_index == 0) {
+    race::HostRecords records;
+    records.reserve(o.keys);
+    for (uint64_t rank = 0; rank < o.keys; ++rank) {
+      const uint64_t key = wl.key_of_rank(rank);
+      records.emplace_back(key, initial_value(key));
+    }
+    // A shared table's load is one process's: no image of it is reused.
+    race::HostLoadCache* cache = several ? nullptr : loads;
+    const std::shared_ptr<const race::HostLoadImage> image = cache ? cache->find(table, records) : nullptr;
+    size_t failed = 0;
+    if (Status s = table.host_load(*backend, records, image.get(), &failed); !ok(s)) {
+      r.error = "loading key " + std::to_string(records[failed].first) + " failed: " + std::string(to_string(s));
       return r;
     }
+    if (cache && !image) cache->add(table.host_image(*backend, records));
   }
   r.load_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
   if (several) {

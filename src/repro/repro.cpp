@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "latchwork/base/assert.h"
+#include "latchwork/structures/race/host_load_cache.h"
 
 namespace lw {
 namespace {
@@ -351,12 +352,16 @@ constexpr uint64_t kPlanCacheBytes = 1ull << 30;
 // two points of SMART Fig. 10 hold ~1.2 GB between them).
 constexpr uint64_t kReusedNodeBytes = 2ull << 30;
 
+// The hash tables' load images the points share, at most (SMART Figs. 7
+// and 8 load the same 2^18 keys at every point: ~40 MB an image).
+constexpr uint64_t kHostLoadCacheBytes = 512ull << 20;
+
 // One point's run (never a same_run_as view).
-PerfResult run_point(const ReproPoint& p, txn::StorePlanCache* plans) {
+PerfResult run_point(const ReproPoint& p, txn::StorePlanCache* plans, race::HostLoadCache* loads) {
   if (p.txn) return run_txn_point(p, plans);
   if (p.lock_table) return run_lock_point(p);
   if (is_rpc_point(p)) return run_rpc_point(p);
-  if (p.hash) return run_hash(p.cluster, *p.hash).to_perf_result();
+  if (p.hash) return run_hash(p.cluster, *p.hash, loads).to_perf_result();
   if (p.sherman) return run_sherman(p.cluster, *p.sherman).to_perf_result();
   if (p.hocl) return run_hocl(p.cluster, *p.hocl).to_perf_result();
   if (p.tuples) {
@@ -410,6 +415,7 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
   std::exception_ptr failure;
   std::atomic<size_t> next{0};
   txn::StorePlanCache plans(kPlanCacheBytes);
+  race::HostLoadCache loads(kHostLoadCacheBytes);
   NodeMemoryReuse reuse(kReusedNodeBytes);
   if (progress) progress(0, n);
   // Workers take points in order; each result goes to its own slot.
@@ -420,7 +426,7 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
         if (failure) return;
       }
       try {
-        PerfResult pr = run_point(f.points[runs[k]], &plans);
+        PerfResult pr = run_point(f.points[runs[k]], &plans, &loads);
         std::lock_guard<std::mutex> lock(mu);
         r.results[runs[k]] = std::move(pr);
         ++done;

@@ -4,6 +4,7 @@
 
 #include "latchwork/backends.h"
 #include "latchwork/structures/race/hash_table.h"
+#include "latchwork/structures/race/host_load_cache.h"
 
 namespace lw {
 namespace {
@@ -64,6 +65,35 @@ TEST(HashRun, SameSeedSameRun) {
   ASSERT_TRUE(a.ok()) << a.error;
   EXPECT_EQ(a.trace_hash, b.trace_hash);
   EXPECT_EQ(a.ops, b.ops);
+}
+
+// A load put back from a cached image is the same run as one that inserted
+// every key: same trace, same results (repro's points share images).
+TEST(HashRun, ALoadFromACachedImageIsTheSameRun) {
+  HashRunOptions o;
+  o.keys = 3000;
+  o.warmup_ns = 100'000;
+  o.measure_ns = 200'000;
+  o.verify = true;
+  race::HostLoadCache cache(1ull << 30);
+  const HashRunResult plain = run_hash(small_cluster("race", 2, 4), o);
+  const HashRunResult first = run_hash(small_cluster("race", 2, 4), o, &cache);
+  ASSERT_EQ(cache.images(), 1u);
+  const HashRunResult again = run_hash(small_cluster("race", 2, 4), o, &cache);
+  EXPECT_EQ(cache.images(), 1u);
+  for (const HashRunResult* r : {&plain, &first, &again}) {
+    ASSERT_TRUE(r->ok()) << r->error;
+    EXPECT_TRUE(r->verified);
+  }
+  EXPECT_EQ(again.trace_hash, plain.trace_hash);
+  EXPECT_EQ(first.trace_hash, plain.trace_hash);
+  EXPECT_EQ(again.ops, plain.ops);
+  EXPECT_EQ(again.counters, plain.counters);
+  // Another key count: another image, and the run it makes is its own.
+  o.keys = 2000;
+  const HashRunResult smaller = run_hash(small_cluster("race", 2, 4), o, &cache);
+  EXPECT_EQ(cache.images(), 2u);
+  EXPECT_TRUE(smaller.ok() && smaller.verified) << smaller.error;
 }
 
 TEST(HashRun, SmartHtRetriesLessThanRaceUnderSkewedUpdates) {

@@ -114,6 +114,12 @@ struct HashRunResult {
   PerfResult to_perf_result() const;
 };
 
-HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o);
+namespace race {
+class HostLoadCache;
+}
+// `loads`: images of earlier identical load phases to reuse, and where this
+// run's image goes when it loaded from scratch (null: load every time).
+HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o,
+                       race::HostLoadCache* loads = nullptr);
 
 }  // namespace lw

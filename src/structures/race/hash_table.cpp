@@ -194,6 +194,11 @@ struct HashTable::State {
   std::vector<std::vector<std::unique_ptr<ChunkAllocator>>> allocators;
   // Host-side (host_insert: one host thread, outside run()), per node.
   std::vector<std::unique_ptr<ChunkAllocator>> host_allocators;
+  // Host inserts so far, and where host_load's blocks went on each node
+  // ([lo, hi) offsets; lo > hi while none): what host_image() copies.
+  uint64_t host_inserts = 0;
+  uint64_t loaded_records = 0;  // by the one host_load of a fresh table, else 0
+  std::vector<std::pair<uint64_t, uint64_t>> block_span;
 
   // Copies removed by duplicate resolution (any thread: atomic).
   std::atomic<uint64_t> duplicates_removed{0};
@@ -641,10 +646,12 @@ Task<Result<bool>> HashTable::remove(smart::Context& ctx, uint64_t key) const {
 // ---------------------------------------------------------------------------
 // Host side.
 
-Status HashTable::host_insert(Backend& b, uint64_t key, uint64_t value) const {
-  LW_CHECK_MSG(state_, "an empty HashTable handle");
+namespace {
+
+// host_insert's work; `*block` is where the record's block went.
+Status insert_on_host(HashTable::State& s, Backend& b, uint64_t key, uint64_t value, RemoteAddr* block) {
   LW_CHECK_MSG(key != 0, "key 0 marks nothing");
-  State& s = *state_;
+  ++s.host_inserts;
   const KeyHash h = s.hash(key);
   Snapshot snap;
   snap.combined[0] = s.combined_addr(h, 0);
@@ -670,7 +677,111 @@ Status HashTable::host_insert(Backend& b, uint64_t key, uint64_t value) const {
   const Block blk = make_block(key, value);
   b.host_write(at, &blk, sizeof(Block));
   b.host_store(target, make_slot(h.fp, kBlockLines, at));
+  *block = at;
   return Status::kOk;
+}
+
+// Host writes are bounded like verbs (kMaxTransferBytes): large ranges go in pieces.
+void host_write_all(Backend& b, RemoteAddr at, const std::byte* src, uint64_t bytes) {
+  for (uint64_t done = 0; done < bytes;) {
+    const uint64_t n = std::min<uint64_t>(bytes - done, kMaxTransferBytes);
+    b.host_write(at + done, src + done, n);
+    done += n;
+  }
+}
+void host_read_all(Backend& b, RemoteAddr at, std::byte* dst, uint64_t bytes) {
+  for (uint64_t done = 0; done < bytes;) {
+    const uint64_t n = std::min<uint64_t>(bytes - done, kMaxTransferBytes);
+    b.host_read(at + done, dst + done, n);
+    done += n;
+  }
+}
+
+}  // namespace
+
+Status HashTable::host_insert(Backend& b, uint64_t key, uint64_t value) const {
+  LW_CHECK_MSG(state_, "an empty HashTable handle");
+  RemoteAddr block;
+  return insert_on_host(*state_, b, key, value, &block);
+}
+
+uint64_t HostLoadImage::bytes() const {
+  uint64_t n = records.size() * sizeof(records[0]);
+  for (const Range& r : ranges) n += r.bytes.size();
+  return n;
+}
+
+bool HashTable::fits(const HostLoadImage& image, const HostRecords& records) const {
+  LW_CHECK_MSG(state_, "an empty HashTable handle");
+  const State& s = *state_;
+  // The fields that decide the layout and where blocks go (the variant and
+  // retry bound only change what runs do).
+  return image.cfg.capacity == s.cfg.capacity && image.cfg.max_load == s.cfg.max_load &&
+         image.cfg.block_chunk_bytes == s.cfg.block_chunk_bytes && image.cfg.shared_name == s.cfg.shared_name &&
+         image.groups == s.groups && image.subtable_base == s.subtable_base && image.records == records;
+}
+
+Status HashTable::host_load(Backend& b, const HostRecords& records, const HostLoadImage* image,
+                            size_t* failed) const {
+  LW_CHECK_MSG(state_, "an empty HashTable handle");
+  State& s = *state_;
+  LW_CHECK_MSG(s.host_inserts == 0, "host_load into a table that holds host inserts");
+  s.block_span.assign(s.memory_nodes, {~uint64_t{0}, 0});
+  if (image == nullptr) {
+    for (size_t i = 0; i < records.size(); ++i) {
+      RemoteAddr at;
+      if (Status st = insert_on_host(s, b, records[i].first, records[i].second, &at); !ok(st)) {
+        if (failed) *failed = i;
+        return st;
+      }
+      auto& [lo, hi] = s.block_span[at.node()];
+      lo = std::min(lo, at.offset());
+      hi = std::max(hi, at.offset() + sizeof(Block));
+    }
+    s.loaded_records = records.size();
+    return Status::kOk;
+  }
+  LW_CHECK_MSG(fits(*image, records), "a host load image of other records or another layout");
+  // Blocks allocated in host_insert's order, from the same allocators: they
+  // must take exactly the image's spans.
+  for (const auto& record : records) {
+    const KeyHash h = s.hash(record.first);
+    const RemoteAddr at = s.host_allocator(s.block_node(h)).allocate(b, sizeof(Block), kCacheLine);
+    LW_CHECK_MSG(!at.is_null(), "a host load image's block allocation failed where the load's did not");
+    ++s.host_inserts;
+    auto& [lo, hi] = s.block_span[at.node()];
+    lo = std::min(lo, at.offset());
+    hi = std::max(hi, at.offset() + sizeof(Block));
+  }
+  LW_CHECK_MSG(s.block_span == image->block_span, "a host load image's blocks were allocated elsewhere");
+  for (const HostLoadImage::Range& r : image->ranges)
+    host_write_all(b, r.at, r.bytes.data(), r.bytes.size());
+  s.loaded_records = records.size();
+  return Status::kOk;
+}
+
+std::shared_ptr<const HostLoadImage> HashTable::host_image(Backend& b, const HostRecords& records) const {
+  LW_CHECK_MSG(state_, "an empty HashTable handle");
+  const State& s = *state_;
+  if (s.loaded_records != records.size() || s.host_inserts != records.size()) return nullptr;
+  auto image = std::make_shared<HostLoadImage>();
+  image->records = records;
+  image->cfg = s.cfg;
+  image->subtable_base = s.subtable_base;
+  image->groups = s.groups;
+  image->block_span = s.block_span;
+  auto add = [&](RemoteAddr at, uint64_t bytes) {
+    HostLoadImage::Range& r = image->ranges.emplace_back();
+    r.at = at;
+    r.bytes.resize(bytes);
+    host_read_all(b, at, r.bytes.data(), bytes);
+  };
+  for (const RemoteAddr& base : s.subtable_base) add(base, s.groups * kGroupBytes);
+  for (NodeId n = 0; n < s.block_span.size(); ++n) {
+    const auto [lo, hi] = s.block_span[n];
+    if (lo < hi) add(RemoteAddr(n, lo), hi - lo);
+  }
+  return image;
 }
 
 Result<std::map<uint64_t, uint64_t>> HashTable::host_contents(Backend& b, std::string* why) const {

@@ -39,10 +39,12 @@
 //     operation fails with Status::kRetryExhausted.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "latchwork/base/status.h"
@@ -104,6 +106,32 @@ struct TableShape {
 // A HashTable is a small handle: copies share the same remote table and the
 // same per-thread block allocators; it is safe to use from every worker at
 // once.
+// The records of a load phase, (key, value) in load order.
+using HostRecords = std::vector<std::pair<uint64_t, uint64_t>>;
+
+// What a host load left in node memory, to put the same records into a table
+// of the same layout on another backend without inserting them one by one
+// (a figure's points load the same keys, and each insert reads two random
+// buckets: a load was a third of SMART Fig. 7's wall time). Exact: it keeps
+// the records and the layout it was made from, and is used only where both
+// are equal (HashTable::host_load).
+struct HostLoadImage {
+  HostRecords records;
+  TableConfig cfg;
+  std::vector<RemoteAddr> subtable_base;  // where the table it was made on lives
+  uint64_t groups = 0;                    // per subtable
+  // Per memory node, the [lo, hi) offsets its blocks took: a restore's block
+  // allocations must end up exactly there.
+  std::vector<std::pair<uint64_t, uint64_t>> block_span;
+  // The bytes the load wrote: each subtable and, per node, its blocks' span.
+  struct Range {
+    RemoteAddr at;
+    std::vector<std::byte> bytes;
+  };
+  std::vector<Range> ranges;
+  uint64_t bytes() const;  // held in memory, about
+};
+
 class HashTable {
  public:
   // An empty handle; only create() makes a usable table.
@@ -135,6 +163,20 @@ class HashTable {
   // Host-side, outside run(): inserts or updates without coroutines (the
   // load phase). kOutOfBounds when the key's buckets or the nodes are full.
   Status host_insert(Backend& b, uint64_t key, uint64_t value) const;
+  // Host-side, outside run(), on a table nothing was inserted into yet:
+  // host_insert of each record in order. With `image` (of these records, on a
+  // table of this layout: fits()), the same end state without the inserts:
+  // each record's block is allocated as host_insert allocates it (so the
+  // allocators and the nodes' free space end where they would), then the
+  // image's bytes are written.
+  // On failure, `*failed` (if given) is the index of the record that failed.
+  Status host_load(Backend& b, const HostRecords& records, const HostLoadImage* image = nullptr,
+                   size_t* failed = nullptr) const;
+  // Whether `image` was made from `records` on a table of this layout.
+  bool fits(const HostLoadImage& image, const HostRecords& records) const;
+  // The image of the load host_load(records) just made (without an image);
+  // null when anything else was inserted.
+  std::shared_ptr<const HostLoadImage> host_image(Backend& b, const HostRecords& records) const;
   // Host-side, after run(): every key and value the table holds, for exact
   // final-state checks. On a corrupt table (a key in two slots, a slot
   // pointing at a block that does not validate or belongs in other buckets,
