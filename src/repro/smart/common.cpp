@@ -64,8 +64,8 @@ HashRunOptions hash_options(ycsb::Mix mix, double zipf) {
 
 std::string hash_note() {
   std::ostringstream os;
-  os << "Set-up: " << kHashKeys << " records loaded (the paper: 100 M; loading is host work repeated per "
-     << "point; with Zipf 0.99 the hottest key gets 7.2% of the operations here against 4.8% with 100 M, "
+  os << "Set-up: " << kHashKeys << " records loaded (the paper: 100 M; loading is host work, done once "
+     << "per figure: later points put the first load's image back; with Zipf 0.99 the hottest key gets 7.2% of the operations here against 4.8% with 100 M, "
      << "so update contention is about 1.5x the paper's), 8 coroutines per thread, 2 memory blades, "
      << "cx6-200g. The SMART policies' clocks are divided by " << kDefaultPolicyTimeDivisor
      << " (Alg. 1 delta 0.5 ms, stable phase 30 ms; retry-rate window 62.5 us) so that a 3 ms warm-up "

@@ -94,7 +94,7 @@ ReproFigure smart_fig7() {
             "threads (1.8-2.0 vs 2.8): fewer keys make the top keys hotter and their updates retry more; the same run "
             "gives 1.56, 2.03 and 2.79 Mops with 64 Ki, 256 Ki and 1 Mi keys (3.1 -> 1.8 retries per update), "
             "reaching the paper's 2.8 with 1 Mi keys (the figure loads 256 Ki keys to bound the host "
-            "set-up repeated per point). (4) Scale-out "
+            "set-up and memory of its points). (4) Scale-out "
             "ratios (132x, 77x): the paper's RACE collapses under retries at hundreds of threads; here RACE's "
             "per-thread QPs sharing doorbells limit its issue rate per blade, so it conflicts less and scales "
             "with blades (write-heavy 1.5 -> 3.4 Mops from 1 to 6 blades); SMART-HT's write-heavy runs are bounded by hot keys, "
