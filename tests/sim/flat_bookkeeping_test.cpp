@@ -26,67 +26,69 @@ TEST(FlatMap, FindsWhatWasInsertedUntilErased) {
   EXPECT_EQ(*m.find(16), 3);
 }
 
-// Word offsets that collide in the table, inserted and erased at random:
-// backward-shift deletion must keep every live key findable.
-TEST(FlatMap, MatchesAnUnorderedMapUnderChurn) {
-  for (uint64_t seed = 1; seed <= 10; ++seed) {
+// Word offsets that collide in the table (64 or 4,096 keys, 8 or 4,096
+// bytes apart), churned at random: `step(rng, m, ref, key)` does the same to
+// the map and to the reference; after each step their sizes agree, and at the
+// end every reference entry is found.
+template <typename Step>
+void churn(uint64_t seeds, Step step) {
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
     Rng rng(seed);
     FlatMap<uint64_t> m;
     std::unordered_map<uint64_t, uint64_t> ref;
     const uint64_t keys = seed % 2 ? 64 : 4096;
-    for (int step = 0; step < 50000; ++step) {
+    for (int i = 0; i < 50000; ++i) {
       const uint64_t k = rng.below(keys) * (seed % 3 == 0 ? 4096 : 8);
-      switch (rng.below(3)) {
-        case 0: {
-          const uint64_t v = rng.next();
-          ASSERT_EQ(m.emplace(k, v).second, ref.emplace(k, v).second);
-          break;
-        }
-        case 1:
-          ASSERT_EQ(m.erase(k), ref.erase(k) == 1);
-          break;
-        default: {
-          const uint64_t* v = m.find(k);
-          auto it = ref.find(k);
-          ASSERT_EQ(v != nullptr, it != ref.end());
-          if (v) {
-            ASSERT_EQ(*v, it->second);
-          }
-        }
-      }
+      step(rng, m, ref, k);
+      if (::testing::Test::HasFatalFailure()) return;
       ASSERT_EQ(m.size(), ref.size());
     }
     for (const auto& [k, v] : ref) ASSERT_EQ(*m.find(k), v);
   }
 }
+using Ref = std::unordered_map<uint64_t, uint64_t>;
+
+// Backward-shift deletion must keep every live key findable.
+TEST(FlatMap, MatchesAnUnorderedMapUnderChurn) {
+  churn(10, [](Rng& rng, FlatMap<uint64_t>& m, Ref& ref, uint64_t k) {
+    switch (rng.below(3)) {
+      case 0: {
+        const uint64_t v = rng.next();
+        ASSERT_EQ(m.emplace(k, v).second, ref.emplace(k, v).second);
+        break;
+      }
+      case 1:
+        ASSERT_EQ(m.erase(k), ref.erase(k) == 1);
+        break;
+      default: {
+        const uint64_t* v = m.find(k);
+        auto it = ref.find(k);
+        ASSERT_EQ(v != nullptr, it != ref.end());
+        if (v) {
+          ASSERT_EQ(*v, it->second);
+        }
+      }
+    }
+  });
+}
 
 // The one-probe-run calls the atomic unit uses: insert_absent after a failed
-// find, erase_found on a find's pointer. Under the same churn they must keep
-// the map equal to the reference, colliding keys included.
+// find, erase_found on a find's pointer.
 TEST(FlatMap, InsertAbsentAndEraseFoundMatchAnUnorderedMap) {
-  for (uint64_t seed = 1; seed <= 6; ++seed) {
-    Rng rng(seed);
-    FlatMap<uint64_t> m;
-    std::unordered_map<uint64_t, uint64_t> ref;
-    const uint64_t keys = seed % 2 ? 64 : 4096;
-    for (int step = 0; step < 50000; ++step) {
-      const uint64_t k = rng.below(keys) * (seed % 3 == 0 ? 4096 : 8);
-      uint64_t* found = m.find(k);
-      ASSERT_EQ(found != nullptr, ref.count(k) == 1);
-      if (found == nullptr) {
-        const uint64_t v = rng.next();
-        ASSERT_EQ(*m.insert_absent(k, v), v);
-        ref.emplace(k, v);
-      } else if (rng.below(2) == 0) {
-        ASSERT_EQ(*found, ref.at(k));
-        m.erase_found(found);
-        ref.erase(k);
-        ASSERT_EQ(m.find(k), nullptr);
-      }
-      ASSERT_EQ(m.size(), ref.size());
+  churn(6, [](Rng& rng, FlatMap<uint64_t>& m, Ref& ref, uint64_t k) {
+    uint64_t* found = m.find(k);
+    ASSERT_EQ(found != nullptr, ref.count(k) == 1);
+    if (found == nullptr) {
+      const uint64_t v = rng.next();
+      ASSERT_EQ(*m.insert_absent(k, v), v);
+      ref.emplace(k, v);
+    } else if (rng.below(2) == 0) {
+      ASSERT_EQ(*found, ref.at(k));
+      m.erase_found(found);
+      ref.erase(k);
+      ASSERT_EQ(m.find(k), nullptr);
     }
-    for (const auto& [k, v] : ref) ASSERT_EQ(*m.find(k), v);
-  }
+  });
 }
 
 TEST(FlatMap, InsertAbsentOfAPresentKeyIsAnInvariantViolation) {
