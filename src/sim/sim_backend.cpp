@@ -1,7 +1,8 @@
-// Set-up, the event loop and coroutine scheduling of the simulator.
+// Set-up and run() of the simulator: starting the workers, the run's stop
+// reports and statistics. The event loop itself is in sim_ops.cpp, beside
+// dispatch, and coroutine scheduling (make_ready, run_now) in sim_impl.h.
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <sstream>
 

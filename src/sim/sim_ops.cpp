@@ -1,5 +1,6 @@
 // Work requests in the simulator: scheduling them by the contract's ordering
-// rules when posted, and their effects on memory when their events fire.
+// rules when posted, their effects on memory when their events fire, and the
+// event loop that fires them (here, so that the handlers inline into it).
 #include <chrono>
 #include <cstdio>
 #include <cstring>
