@@ -295,7 +295,7 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
     base.push_back(a);
   }
 
-  Samples samples(c.total_compute_threads() + size_t{c.memory_nodes} * c.memory_node_threads);
+  Samples samples(c.total_threads());
   const uint32_t wrs = wrs_per_coroutine(cluster, o);
   // The SMART runtime only when a policy needs it: the plain loop stays
   // exactly what the existing figures ran.

@@ -389,7 +389,7 @@ std::string ClusterConfig::validate() const {
       return "network.switch.program must be atomics or optimistic-latching, got \"" + sw.program + "\"";
     if (uint64_t{memory_nodes} + device_nodes() > kMaxNodes) return "too many nodes with the network devices";
   }
-  if (backend == "threads" && total_compute_threads() + uint64_t{memory_nodes} * memory_node_threads > 4096)
+  if (backend == "threads" && total_threads() > 4096)
     return "the threads backend runs one OS thread per simulated thread: at most 4096";
   if (nic.calibrated()) {
     NicProfile probe;

@@ -10,8 +10,7 @@ namespace lw::smart {
 Runtime::Runtime(const ClusterConfig& c) : cluster_(&c), cfg_(c.smart) {
   const std::string e = cfg_.validate();
   LW_CHECK_MSG(e.empty(), e);
-  const uint64_t slots =
-      c.total_compute_threads() + uint64_t{c.memory_nodes} * c.memory_node_threads;
+  const uint64_t slots = c.total_threads();
   threads_.reserve(slots);
   for (uint64_t i = 0; i < slots; ++i)
     threads_.push_back(std::make_unique<ThreadState>(cfg_, c.coroutines_per_thread));

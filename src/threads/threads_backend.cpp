@@ -156,7 +156,7 @@ ThreadsBackend::ThreadsBackend(const ClusterConfig& config) : impl_(std::make_un
     s.node_at[m] = s.nodes.back().get();
   }
   s.node_count = config.memory_nodes;
-  uint64_t n = config.total_compute_threads() + uint64_t{config.memory_nodes} * config.memory_node_threads;
+  uint64_t n = config.total_threads();
   Rng seeder(config.seed);
   for (uint64_t i = 0; i < n; ++i) {
     auto t = std::make_unique<threads::OsThread>();

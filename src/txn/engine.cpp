@@ -57,7 +57,7 @@ std::unique_ptr<Engine> Engine::create(Backend& b, Store& store, Options o, std:
   }
   e->impl_->release_by_cas = b.capabilities().failed_cas_writes_back;
   const ClusterConfig& c = b.config();
-  const size_t threads = c.total_compute_threads() + size_t{c.memory_nodes} * c.memory_node_threads;
+  const size_t threads = c.total_threads();
   const uint64_t entries = e->o_.design.location_cache ? e->o_.design.cache_entries : 0;
   for (size_t t = 0; t < threads; ++t) e->impl_->caches.push_back(std::make_unique<LocationCache>(entries));
   return e;

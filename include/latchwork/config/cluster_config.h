@@ -226,6 +226,11 @@ struct ClusterConfig {
   uint64_t total_compute_threads() const {
     return uint64_t{compute_nodes} * threads_per_node;
   }
+  // Every thread slot thread_index() numbers: compute threads, then
+  // memory-node threads.
+  uint64_t total_threads() const {
+    return total_compute_threads() + uint64_t{memory_nodes} * memory_node_threads;
+  }
 
   // Returns an empty string if valid, else a message naming the bad field.
   std::string validate() const;

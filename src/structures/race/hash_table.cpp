@@ -174,6 +174,22 @@ std::string describe_block(RemoteAddr slot, uint64_t word, const Block& b) {
   return o.str();
 }
 
+// Host writes are bounded like verbs (kMaxTransferBytes): large ranges go in pieces.
+void host_write_all(Backend& b, RemoteAddr at, const std::byte* src, uint64_t bytes) {
+  for (uint64_t done = 0; done < bytes;) {
+    const uint64_t n = std::min<uint64_t>(bytes - done, kMaxTransferBytes);
+    b.host_write(at + done, src + done, n);
+    done += n;
+  }
+}
+void host_read_all(Backend& b, RemoteAddr at, std::byte* dst, uint64_t bytes) {
+  for (uint64_t done = 0; done < bytes;) {
+    const uint64_t n = std::min<uint64_t>(bytes - done, kMaxTransferBytes);
+    b.host_read(at + done, dst + done, n);
+    done += n;
+  }
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -199,6 +215,11 @@ struct HashTable::State {
   uint64_t host_inserts = 0;
   uint64_t loaded_records = 0;  // by the one host_load of a fresh table, else 0
   std::vector<std::pair<uint64_t, uint64_t>> block_span;
+  void note_block(RemoteAddr at) {
+    auto& [lo, hi] = block_span[at.node()];
+    lo = std::min(lo, at.offset());
+    hi = std::max<uint64_t>(hi, at.offset() + sizeof(Block));
+  }
 
   // Copies removed by duplicate resolution (any thread: atomic).
   std::atomic<uint64_t> duplicates_removed{0};
@@ -343,13 +364,7 @@ Result<HashTable> HashTable::create(Backend& b, const TableConfig& cfg) {
     if (base.is_null()) return {Status::kOutOfBounds, {}};
     if (!shared) {
       for (Bucket& k : image) k = Bucket{s->global_depth, t, {}};
-      // Host writes are bounded like verbs (kMaxTransferBytes): large tables go in pieces.
-      const auto* src = reinterpret_cast<const std::byte*>(image.data());
-      for (uint64_t done = 0; done < bytes;) {
-        const uint64_t n = std::min<uint64_t>(bytes - done, kMaxTransferBytes);
-        b.host_write(RemoteAddr(base.node(), base.offset() + done), src + done, n);
-        done += n;
-      }
+      host_write_all(b, base, reinterpret_cast<const std::byte*>(image.data()), bytes);
     } else {
       // Another process may have created this table already and be inserting
       // into it: writing the whole image would zero its slots. Read what is
@@ -357,12 +372,7 @@ Result<HashTable> HashTable::create(Backend& b, const TableConfig& cfg) {
       // that are not yet right: the first creator writes them all, later
       // ones none, and a header is the same 8 bytes in every process, so
       // concurrent creators agree.
-      auto* dst = reinterpret_cast<std::byte*>(image.data());
-      for (uint64_t done = 0; done < bytes;) {
-        const uint64_t n = std::min<uint64_t>(bytes - done, kMaxTransferBytes);
-        b.host_read(RemoteAddr(base.node(), base.offset() + done), dst + done, n);
-        done += n;
-      }
+      host_read_all(b, base, reinterpret_cast<std::byte*>(image.data()), bytes);
       const Bucket want{s->global_depth, t, {}};
       for (size_t i = 0; i < image.size(); ++i) {
         if (image[i].local_depth == want.local_depth && image[i].suffix == want.suffix) continue;
@@ -371,7 +381,7 @@ Result<HashTable> HashTable::create(Backend& b, const TableConfig& cfg) {
     }
     s->subtable_base.push_back(base);
   }
-  const size_t thread_slots = c.total_compute_threads() + size_t{c.memory_nodes} * c.memory_node_threads;
+  const size_t thread_slots = c.total_threads();
   s->allocators.resize(thread_slots);
   s->host_allocators.resize(c.memory_nodes);
   HashTable t;
@@ -681,28 +691,27 @@ Status insert_on_host(HashTable::State& s, Backend& b, uint64_t key, uint64_t va
   return Status::kOk;
 }
 
-// Host writes are bounded like verbs (kMaxTransferBytes): large ranges go in pieces.
-void host_write_all(Backend& b, RemoteAddr at, const std::byte* src, uint64_t bytes) {
-  for (uint64_t done = 0; done < bytes;) {
-    const uint64_t n = std::min<uint64_t>(bytes - done, kMaxTransferBytes);
-    b.host_write(at + done, src + done, n);
-    done += n;
-  }
-}
-void host_read_all(Backend& b, RemoteAddr at, std::byte* dst, uint64_t bytes) {
-  for (uint64_t done = 0; done < bytes;) {
-    const uint64_t n = std::min<uint64_t>(bytes - done, kMaxTransferBytes);
-    b.host_read(at + done, dst + done, n);
-    done += n;
-  }
-}
-
 }  // namespace
 
 Status HashTable::host_insert(Backend& b, uint64_t key, uint64_t value) const {
   LW_CHECK_MSG(state_, "an empty HashTable handle");
   RemoteAddr block;
   return insert_on_host(*state_, b, key, value, &block);
+}
+
+namespace {
+// Whether two tables place records alike: the fields that decide the layout
+// and where blocks go (the variant and retry bound only change what runs do).
+bool same_layout(const TableConfig& a, uint64_t groups_a, const std::vector<RemoteAddr>& bases_a,
+                 const TableConfig& b, uint64_t groups_b, const std::vector<RemoteAddr>& bases_b) {
+  return a.capacity == b.capacity && a.max_load == b.max_load && a.block_chunk_bytes == b.block_chunk_bytes &&
+         a.shared_name == b.shared_name && groups_a == groups_b && bases_a == bases_b;
+}
+}  // namespace
+
+bool HostLoadImage::same_load(const HostLoadImage& other) const {
+  return same_layout(cfg, groups, subtable_base, other.cfg, other.groups, other.subtable_base) &&
+         records == other.records;
 }
 
 uint64_t HostLoadImage::bytes() const {
@@ -714,11 +723,8 @@ uint64_t HostLoadImage::bytes() const {
 bool HashTable::fits(const HostLoadImage& image, const HostRecords& records) const {
   LW_CHECK_MSG(state_, "an empty HashTable handle");
   const State& s = *state_;
-  // The fields that decide the layout and where blocks go (the variant and
-  // retry bound only change what runs do).
-  return image.cfg.capacity == s.cfg.capacity && image.cfg.max_load == s.cfg.max_load &&
-         image.cfg.block_chunk_bytes == s.cfg.block_chunk_bytes && image.cfg.shared_name == s.cfg.shared_name &&
-         image.groups == s.groups && image.subtable_base == s.subtable_base && image.records == records;
+  return same_layout(image.cfg, image.groups, image.subtable_base, s.cfg, s.groups, s.subtable_base) &&
+         image.records == records;
 }
 
 Status HashTable::host_load(Backend& b, const HostRecords& records, const HostLoadImage* image,
@@ -734,9 +740,7 @@ Status HashTable::host_load(Backend& b, const HostRecords& records, const HostLo
         if (failed) *failed = i;
         return st;
       }
-      auto& [lo, hi] = s.block_span[at.node()];
-      lo = std::min(lo, at.offset());
-      hi = std::max(hi, at.offset() + sizeof(Block));
+      s.note_block(at);
     }
     s.loaded_records = records.size();
     return Status::kOk;
@@ -749,9 +753,7 @@ Status HashTable::host_load(Backend& b, const HostRecords& records, const HostLo
     const RemoteAddr at = s.host_allocator(s.block_node(h)).allocate(b, sizeof(Block), kCacheLine);
     LW_CHECK_MSG(!at.is_null(), "a host load image's block allocation failed where the load's did not");
     ++s.host_inserts;
-    auto& [lo, hi] = s.block_span[at.node()];
-    lo = std::min(lo, at.offset());
-    hi = std::max(hi, at.offset() + sizeof(Block));
+    s.note_block(at);
   }
   LW_CHECK_MSG(s.block_span == image->block_span, "a host load image's blocks were allocated elsewhere");
   for (const HostLoadImage::Range& r : image->ranges)
@@ -796,14 +798,8 @@ Result<std::map<uint64_t, uint64_t>> HashTable::host_contents(Backend& b, std::s
   };
   std::vector<Bucket> image(s.groups * kBucketsPerGroup);
   for (uint32_t t = 0; t < s.subtables; ++t) {
-    // In pieces: host reads are bounded by kMaxTransferBytes like verbs.
-    const uint64_t bytes = image.size() * sizeof(Bucket);
-    auto* dst = reinterpret_cast<std::byte*>(image.data());
-    for (uint64_t done = 0; done < bytes;) {
-      const uint64_t n = std::min<uint64_t>(bytes - done, kMaxTransferBytes);
-      b.host_read(s.subtable_base[t] + done, dst + done, n);
-      done += n;
-    }
+    host_read_all(b, s.subtable_base[t], reinterpret_cast<std::byte*>(image.data()),
+                  image.size() * sizeof(Bucket));
     for (size_t k = 0; k < image.size(); ++k) {
       const Bucket& bucket = image[k];
       const RemoteAddr bucket_addr = s.subtable_base[t] + k * sizeof(Bucket);

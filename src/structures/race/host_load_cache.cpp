@@ -18,10 +18,8 @@ void HostLoadCache::add(std::shared_ptr<const HostLoadImage> image) {
   std::lock_guard<std::mutex> lock(mu_);
   if (bytes_ + bytes > max_bytes_) return;
   // Two points that loaded at once both offer their image: keep one.
-  const bool equal = std::any_of(images_.begin(), images_.end(), [&](const auto& held) {
-    return held->records == image->records && held->subtable_base == image->subtable_base &&
-           held->groups == image->groups && held->cfg.block_chunk_bytes == image->cfg.block_chunk_bytes;
-  });
+  const bool equal = std::any_of(images_.begin(), images_.end(),
+                                 [&](const auto& held) { return held->same_load(*image); });
   if (equal) return;
   bytes_ += bytes;
   images_.push_back(std::move(image));

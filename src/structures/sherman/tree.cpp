@@ -118,7 +118,7 @@ Result<Tree> Tree::create(Backend& b, const TreeConfig& cfg) {
   s->root_word = shared ? b.allocate_shared(0, cfg.shared_name + "/root", kWord) : b.allocate(0, kWord, kWord);
   if (s->root_word.is_null()) return {Status::kOutOfBounds, {}};
   s->host_allocators.resize(c.memory_nodes);
-  s->allocators.resize(c.total_compute_threads() + size_t{c.memory_nodes} * c.memory_node_threads);
+  s->allocators.resize(c.total_threads());
   for (uint32_t n = 0; n < c.compute_nodes; ++n) {
     s->caches.push_back(std::make_unique<IndexCache>(cfg.cache_bytes, c.seed * 0x9e3779b97f4a7c15ull + n + 1));
     s->speculative.push_back(std::make_unique<SpeculativeCache>(cfg.speculative_entries));

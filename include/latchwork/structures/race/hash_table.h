@@ -130,6 +130,8 @@ struct HostLoadImage {
   };
   std::vector<Range> ranges;
   uint64_t bytes() const;  // held in memory, about
+  // The same records on the same layout (what HashTable::fits checks).
+  bool same_load(const HostLoadImage& other) const;
 };
 
 class HashTable {
