@@ -16,7 +16,8 @@ std::unique_ptr<Store> load_store(Backend& b, const TxnWorkload& wl, const Store
   std::shared_ptr<const StorePlan> plan = plans != nullptr
                                               ? plans->plan(wl.tables(), home, std::move(loader), so, err)
                                               : StorePlan::make(wl.tables(), home, std::move(loader), so, err);
-  return plan ? Store::build(b, std::move(plan), home, so, err) : nullptr;
+  return plan ? Store::build(b, std::move(plan), home, so, err, plans != nullptr ? &plans->images() : nullptr)
+              : nullptr;
 }
 
 }  // namespace lw::txn

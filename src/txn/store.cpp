@@ -137,7 +137,7 @@ std::unique_ptr<Store> Store::build(Backend& b, std::vector<TableSpec> tables, H
 }
 
 std::unique_ptr<Store> Store::build(Backend& b, std::shared_ptr<const StorePlan> plan, HomeFn home,
-                                    const StoreOptions& o, std::string* error) {
+                                    const StoreOptions& o, std::string* error, StoreImageCache* images) {
   auto fail = [&](const std::string& m) -> std::unique_ptr<Store> {
     if (error) *error = m;
     return nullptr;
@@ -154,6 +154,14 @@ std::unique_ptr<Store> Store::build(Backend& b, std::shared_ptr<const StorePlan>
   const StorePlan& pl = *s->plan_;
   const uint32_t nt = static_cast<uint32_t>(pl.tables.size());
   s->placement_.assign(o.nodes, std::vector<TablePlacement>(nt));
+  // An image is only worth capturing where it can be installed again.
+  if (!o.shared_name.empty() || !b.can_install_host_images()) images = nullptr;
+  StoreImageKey key;
+  auto noted = [&](RemoteAddr a, uint64_t bytes) {
+    key.allocations.push_back(a);
+    key.sizes.push_back(std::max<uint64_t>(bytes, kCacheLine));
+    return a;
+  };
   // The allocations, in the same order in every process.
   for (uint32_t n = 0; n < o.nodes; ++n) {
     for (uint32_t t = 0; t < nt; ++t) {
@@ -163,21 +171,79 @@ std::unique_ptr<Store> Store::build(Backend& b, std::shared_ptr<const StorePlan>
       p.max_probe = part.max_probe;
       p.record_count = part.record_count;
       const std::string tag = "n" + std::to_string(n) + "/t" + std::to_string(t);
-      p.index = alloc(b, o, static_cast<NodeId>(n), tag + "/index", p.buckets * kBucketBytes);
-      p.records = alloc(b, o, static_cast<NodeId>(n), tag + "/records", p.record_count * s->record_bytes(t));
+      p.index = noted(alloc(b, o, static_cast<NodeId>(n), tag + "/index", p.buckets * kBucketBytes),
+                      p.buckets * kBucketBytes);
+      const uint64_t heap = p.record_count * s->record_bytes(static_cast<TableId>(t));
+      p.records = noted(alloc(b, o, static_cast<NodeId>(n), tag + "/records", heap), heap);
       if (p.index.is_null() || p.records.is_null())
         return fail("the store does not fit memory node " + std::to_string(n) + ": raise memory_node_bytes");
     }
+    // The log rings start zero and stay out of the image: runs that differ
+    // only in coordinators share it.
     s->logs_.push_back(alloc(b, o, static_cast<NodeId>(n), "n" + std::to_string(n) + "/logs",
                              uint64_t{o.coordinators} * o.log_ring_bytes));
     if (s->logs_.back().is_null())
       return fail("the log rings do not fit memory node " + std::to_string(n) + ": raise memory_node_bytes");
   }
   if (o.write_images) {
-    s->write_indexes();
-    s->write_records();
+    if (images != nullptr) {
+      key.plan = s->plan_;
+      key.nodes = o.nodes;
+      key.replicas = s->replicas_;
+    }
+    if (images == nullptr || !s->install_images(*images, key)) {
+      s->write_indexes();
+      s->write_records();
+      if (images != nullptr) s->capture_images(images, std::move(key));
+    }
   }
   return s;
+}
+
+namespace {
+
+// Node n's allocations in `key`, first to last: [lo, hi) in offsets.
+void node_range(const StoreImageKey& key, NodeId n, uint64_t* lo, uint64_t* hi) {
+  *lo = ~uint64_t{0};
+  *hi = 0;
+  for (size_t i = 0; i < key.allocations.size(); ++i) {
+    if (key.allocations[i].node() != n) continue;
+    *lo = std::min(*lo, key.allocations[i].offset());
+    *hi = std::max(*hi, key.allocations[i].offset() + key.sizes[i]);
+  }
+  LW_CHECK(*lo < *hi);
+}
+
+}  // namespace
+
+bool Store::install_images(const StoreImageCache& images, const StoreImageKey& key) {
+  const StoreImages found = images.find(key);
+  if (found.empty()) return false;
+  LW_CHECK(found.size() == o_.nodes);
+  for (uint32_t n = 0; n < o_.nodes; ++n) {
+    uint64_t lo, hi;
+    node_range(key, static_cast<NodeId>(n), &lo, &hi);
+    LW_CHECK(found[n]->offset() == lo && found[n]->bytes() == hi - lo);
+    // A refusal leaves earlier nodes installed: the writes that follow then
+    // write the same bytes over them.
+    if (!b_.host_install_image(static_cast<NodeId>(n), *found[n])) return false;
+  }
+  return true;
+}
+
+void Store::capture_images(StoreImageCache* images, StoreImageKey key) const {
+  StoreImages taken;
+  for (uint32_t n = 0; n < o_.nodes; ++n) {
+    uint64_t lo, hi;
+    node_range(key, static_cast<NodeId>(n), &lo, &hi);
+    const NodeId node = static_cast<NodeId>(n);
+    auto img = HostImage::capture(lo, hi - lo, [&](uint64_t off, std::byte* dst, uint64_t len) {
+      b_.host_read(RemoteAddr(node, off), dst, len);
+    });
+    if (!img) return;  // no image: later builds write as this one did
+    taken.push_back(std::move(img));
+  }
+  images->add(std::move(key), std::move(taken));
 }
 
 // Each index image through one chunk buffer, its used slots' offsets moved

@@ -49,6 +49,13 @@ NodeMemory::Mapping::~Mapping() {
   if (base_ != nullptr && !NodeMemoryReuse::give(base_, bytes_)) munmap(base_, bytes_);
 }
 
+void NodeMemory::install_image(const HostImage& img) {
+  LW_CHECK_MSG(img.offset() >= kReservedBytes && img.offset() < host_bytes_ &&
+                   img.bytes() <= host_bytes_ - img.offset(),
+               "a host image outside host memory");
+  img.copy_nonzero(img.offset(), img.offset() + img.bytes(), bytes(img.offset()));
+}
+
 void NodeMemory::host_copy_in(uint64_t offset, const void* src, uint64_t length) {
   LW_CHECK_MSG(check(offset, length, false) == Status::kOk,
                "host write outside registered memory at offset " + std::to_string(offset));

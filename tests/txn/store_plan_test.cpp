@@ -1,5 +1,6 @@
 // Store plans and their cache: a store built from a shared plan is byte for
-// byte the store built alone, and a plan is reused only for equal inputs.
+// byte the store built alone, and a plan is reused only for equal inputs; a
+// later build maps the first build's memory image only where it is the same.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -46,8 +47,9 @@ StoreOptions options() {
   return o;
 }
 
-std::unique_ptr<Backend> backend() {
+std::unique_ptr<Backend> backend(const char* kind = "sim") {
   ClusterConfig c;
+  c.backend = kind;
   c.memory_nodes = 3;
   std::string err;
   auto b = make_backend(c, &err);
@@ -268,6 +270,78 @@ TEST(TxnStorePlan, FailuresAreReportedAndNotKept) {
   bad.nodes = 0;
   EXPECT_FALSE(cache.plan(kTables, by_key, load(10), bad, &err));
   EXPECT_NE(err.find("nodes"), std::string::npos) << err;
+}
+
+// A store built again from a cached plan at the same addresses copies the
+// first build's memory image (store_image_cache.h): the same bytes, and its
+// own from then on.
+TEST(TxnStoreImage, ALaterBuildInstallsTheFirstBuildsImage) {
+  auto b0 = backend(), b1 = backend(), b2 = backend(), b3 = backend();
+  std::string err;
+  auto alone = Store::build(*b0, kTables, by_key, load(3000), options(), &err);
+  ASSERT_TRUE(alone) << err;
+  const std::vector<std::byte> want = images(*alone);
+
+  StorePlanCache cache(1ull << 30);
+  auto plan = cache.plan(kTables, by_key, load(3000), options(), &err);
+  ASSERT_TRUE(plan) << err;
+  auto first = Store::build(*b1, plan, by_key, options(), &err, &cache.images());
+  ASSERT_TRUE(first) << err;
+  EXPECT_EQ(cache.images().hits(), 0u);
+  EXPECT_GT(cache.images().bytes(), 0u) << "the first build left its image";
+  // More coordinators: more log ring memory after the tables, same image.
+  StoreOptions more = options();
+  more.coordinators = 5;
+  auto second = Store::build(*b2, plan, by_key, more, &err, &cache.images());
+  ASSERT_TRUE(second) << err;
+  EXPECT_EQ(cache.images().hits(), 1u);
+  EXPECT_EQ(images(*first), want);
+  EXPECT_EQ(images(*second), want);
+  for (NodeId n = 0; n < 3; ++n)
+    for (uint32_t c = 0; c < more.coordinators; ++c) {
+      std::vector<std::byte> ring(more.log_ring_bytes, std::byte{1});
+      b2->host_read(second->log_ring(n, c), ring.data(), ring.size());
+      ASSERT_EQ(ring, std::vector<std::byte>(more.log_ring_bytes)) << "node " << n << " ring " << c;
+    }
+
+  // Its writes are its own: a third build still gets the loaded bytes.
+  const uint64_t key = second->keys(1).front();
+  const std::vector<std::byte> junk(second->record_bytes(1), std::byte{0x5a});
+  b2->host_write(second->address(1, key), junk.data(), junk.size());
+  EXPECT_NE(images(*second), want);
+  auto third = Store::build(*b3, plan, by_key, options(), &err, &cache.images());
+  ASSERT_TRUE(third) << err;
+  EXPECT_EQ(cache.images().hits(), 2u);
+  EXPECT_EQ(images(*third), want);
+  EXPECT_EQ(images(*first), want);
+}
+
+TEST(TxnStoreImage, OnlyAtTheSameAddressesAndWhereItCanBeInstalled) {
+  std::string err;
+  StorePlanCache cache(1ull << 30);
+  auto plan = cache.plan(kTables, by_key, load(800), options(), &err);
+  ASSERT_TRUE(plan) << err;
+  auto b1 = backend();
+  ASSERT_TRUE(Store::build(*b1, plan, by_key, options(), &err, &cache.images())) << err;
+  // Something allocated first moves every table: the image does not fit.
+  auto shifted = backend(), shifted_alone = backend();
+  for (Backend* b : {shifted.get(), shifted_alone.get()}) ASSERT_FALSE(b->allocate(0, 4096).is_null());
+  auto s = Store::build(*shifted, plan, by_key, options(), &err, &cache.images());
+  auto alone = Store::build(*shifted_alone, plan, by_key, options(), &err);
+  ASSERT_TRUE(s && alone) << err;
+  EXPECT_EQ(cache.images().hits(), 0u);
+  EXPECT_EQ(images(*s), images(*alone));
+  // The threads backend installs no images, so none is captured there.
+  StorePlanCache other(1ull << 30);
+  auto threads = backend("threads");
+  auto t = Store::build(*threads, plan, by_key, options(), &err, &other.images());
+  ASSERT_TRUE(t) << err;
+  EXPECT_EQ(other.images().bytes(), 0u);
+  EXPECT_EQ(images(*t), images(*Store::build(*backend(), plan, by_key, options(), &err)));
+  // A bound below one image keeps none.
+  StorePlanCache tiny(1);
+  ASSERT_TRUE(Store::build(*backend(), plan, by_key, options(), &err, &tiny.images())) << err;
+  EXPECT_EQ(tiny.images().bytes(), 0u);
 }
 
 }  // namespace

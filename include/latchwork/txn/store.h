@@ -38,6 +38,7 @@
 
 #include "latchwork/base/remote_ptr.h"
 #include "latchwork/txn/record.h"
+#include "latchwork/txn/store_image_cache.h"
 #include "latchwork/verbs/backend.h"
 
 namespace lw::txn {
@@ -133,9 +134,13 @@ class Store {
                                       const StoreOptions& o, std::string* error);
   // The same from a plan made for the same home function and for options
   // with the same layout fields (nodes, replicas, index_load, max_probe):
-  // allocates in the same order and writes the plan's images.
+  // allocates in the same order and writes the plan's images. With
+  // `images`, a store built before from the same plan at the same addresses
+  // lends its memory image instead (store_image_cache.h), and a first build
+  // leaves its image there, where the backend can install images.
   static std::unique_ptr<Store> build(Backend& b, std::shared_ptr<const StorePlan> plan, HomeFn home,
-                                      const StoreOptions& o, std::string* error);
+                                      const StoreOptions& o, std::string* error,
+                                      StoreImageCache* images = nullptr);
 
   const StoreOptions& options() const { return o_; }
   uint32_t nodes() const { return o_.nodes; }
@@ -180,6 +185,11 @@ class Store {
   // record image into its heap, in load order.
   void write_indexes();
   void write_records();
+  // The images of a cached build of the same key, installed on every node;
+  // false (then write them) if there are none or the backend cannot install them.
+  bool install_images(const StoreImageCache& images, const StoreImageKey& key);
+  // After the writes: each node's allocations, first to last, into the cache.
+  void capture_images(StoreImageCache* images, StoreImageKey key) const;
 };
 
 }  // namespace lw::txn

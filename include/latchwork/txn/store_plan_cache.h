@@ -19,13 +19,15 @@
 #include <string>
 #include <vector>
 
+#include "latchwork/txn/store_image_cache.h"
 #include "latchwork/txn/store_plan.h"
 
 namespace lw::txn {
 
 class StorePlanCache {
  public:
-  explicit StorePlanCache(uint64_t max_bytes) : max_bytes_(max_bytes) {}
+  // Plans and, apart, the stores' memory images are each bounded by max_bytes.
+  explicit StorePlanCache(uint64_t max_bytes) : max_bytes_(max_bytes), images_(max_bytes) {}
 
   // StorePlan::make's plan for these inputs, or an equal one made before.
   std::shared_ptr<const StorePlan> plan(std::vector<TableSpec> tables, const HomeFn& home, StoreLoader loader,
@@ -39,6 +41,9 @@ class StorePlanCache {
   uint64_t misses() const;
   uint64_t bytes() const;  // held by the kept plans
 
+  // Memory images of stores built from these plans (Store::build).
+  StoreImageCache& images() { return images_; }
+
  private:
   struct Entry {
     uint64_t fingerprint = 0;
@@ -49,6 +54,7 @@ class StorePlanCache {
   mutable std::mutex mu_;
   std::list<Entry> entries_;  // newest first
   uint64_t bytes_ = 0, hits_ = 0, misses_ = 0;
+  StoreImageCache images_;
 };
 
 }  // namespace lw::txn

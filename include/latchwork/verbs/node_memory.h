@@ -22,6 +22,7 @@
 #include "latchwork/base/assert.h"
 #include "latchwork/base/layout.h"
 #include "latchwork/base/status.h"
+#include "latchwork/verbs/host_image.h"
 #include "latchwork/verbs/work_request.h"
 
 namespace lw {
@@ -87,6 +88,11 @@ class NodeMemory {
 
   uint64_t host_bytes() const { return host_bytes_; }
   uint64_t device_bytes() const { return device_bytes_; }
+
+  // Makes host memory [img.offset(), + img.bytes()) read as `img`, copying
+  // its non-zero pages: the range must still be as allocate() handed it out
+  // (all zero). Not while workers run.
+  void install_image(const HostImage& img);
 
  private:
   // An anonymous private mapping of zero pages, unmapped on destruction.
