@@ -1,6 +1,6 @@
 // A snapshot of a range of node memory: its non-zero pages, kept in an
-// anonymous in-memory file (memfd), copied into later nodes instead of
-// building the same bytes again (NodeMemory::install_image,
+// anonymous in-memory file (memfd; the zero pages are holes), copied into
+// later nodes instead of building the same bytes again (NodeMemory::install_image,
 // Backend::host_install_image).
 //
 // Why: a repro figure loads the same data into every point; encoding every
@@ -51,14 +51,15 @@ class HostImage {
   struct Run {
     uint64_t at, len;
   };
-  HostImage(int fd, uint64_t offset, uint64_t bytes, std::vector<Run> runs, uint64_t stored)
-      : fd_(fd), offset_(offset), bytes_(bytes), stored_(stored), runs_(std::move(runs)) {}
+  HostImage(const std::byte* view, uint64_t view_bytes, uint64_t offset, uint64_t bytes, std::vector<Run> runs,
+            uint64_t stored)
+      : view_(view), view_bytes_(view_bytes), offset_(offset), bytes_(bytes), stored_(stored), runs_(std::move(runs)) {}
   static bool fill(int fd, uint64_t base, uint64_t offset, uint64_t end, const Reader& read,
                    std::vector<Run>* runs, uint64_t* stored);
   uint64_t file_offset(uint64_t node_offset) const;
-  void pread_all(uint64_t at, uint64_t len, std::byte* dst) const;
 
-  int fd_;
+  const std::byte* view_;  // the file, mapped read-only and shared
+  uint64_t view_bytes_;
   uint64_t offset_, bytes_, stored_;
   std::vector<Run> runs_;  // in file order
 };
