@@ -147,11 +147,10 @@ void SimBackend::host_read(RemoteAddr src, void* dst, uint64_t bytes) {
   impl_->memory[src.node()]->mem.host_copy_out(src.offset(), dst, bytes);
 }
 
-bool SimBackend::host_install_image(NodeId node, const HostImage& img) {
+void SimBackend::host_install_image(NodeId node, const HostImage& img) {
   LW_CHECK(node < impl_->memory.size());
   LW_CHECK_MSG(!impl_->ran, "host_install_image after run");
   impl_->memory[node]->mem.install_image(img);
-  return true;
 }
 
 void SimBackend::spawn(Placement p, WorkerMain main) {

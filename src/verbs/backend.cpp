@@ -52,4 +52,8 @@ std::string Backend::barrier(const std::string& name, uint32_t parties, uint64_t
          std::string(this->name()) + " backend runs in one process";
 }
 
+void Backend::host_install_image(NodeId, const HostImage&) {
+  LW_CHECK_MSG(false, std::string(name()) + " backend cannot install host images (can_install_host_images)");
+}
+
 }  // namespace lw

@@ -43,7 +43,7 @@ class SimBackend final : public Backend {
   RemoteAddr allocate_device_memory(NodeId memory_node, uint64_t bytes) override;
   void host_write(RemoteAddr dst, const void* src, uint64_t bytes) override;
   void host_read(RemoteAddr src, void* dst, uint64_t bytes) override;
-  bool host_install_image(NodeId node, const HostImage& img) override;
+  void host_install_image(NodeId node, const HostImage& img) override;
   bool can_install_host_images() const override { return true; }
 
   void spawn(Placement where, WorkerMain main) override;

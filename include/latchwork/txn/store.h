@@ -186,7 +186,7 @@ class Store {
   void write_indexes();
   void write_records();
   // The images of a cached build of the same key, installed on every node;
-  // false (then write them) if there are none or the backend cannot install them.
+  // false (then write them) if there are none.
   bool install_images(const StoreImageCache& images, const StoreImageKey& key);
   // After the writes: each node's allocations, first to last, into the cache.
   void capture_images(StoreImageCache* images, StoreImageKey key) const;

@@ -5,8 +5,8 @@
 //
 // Exact: an image is used only for the same plan object (the same records,
 // tables, home answers and layout: StorePlanCache hands out one object per
-// such load), the same store nodes and replicas and the same address of
-// every table allocation, so the bytes are those the writes would produce. Thread-safe;
+// such load) and the same address of every table allocation, so the bytes
+// are those the writes would produce. Thread-safe;
 // bounded by the bytes the images hold (the oldest go first; one larger
 // than the bound is not kept).
 #pragma once
@@ -26,16 +26,16 @@ struct StorePlan;
 
 // What decides a built store's bytes.
 struct StoreImageKey {
-  std::shared_ptr<const StorePlan> plan;  // compared by identity (held: never reused)
-  uint32_t nodes = 0, replicas = 0;
+  // Compared by identity (held: never reused). It fixes the records, the
+  // store's nodes and replicas and every allocation's size.
+  std::shared_ptr<const StorePlan> plan;
   // Every index and record heap, in build order, and its bytes. The log
   // rings are not in the image: they start zero (and so runs with other
   // coordinator counts share the image).
   std::vector<RemoteAddr> allocations;
   std::vector<uint64_t> sizes;
   bool operator==(const StoreImageKey& o) const {
-    return plan == o.plan && nodes == o.nodes && replicas == o.replicas && allocations == o.allocations &&
-           sizes == o.sizes;
+    return plan == o.plan && allocations == o.allocations && sizes == o.sizes;
   }
 };
 

@@ -16,12 +16,13 @@
 
 #include "latchwork/config/cluster_config.h"
 #include "latchwork/runtime/task.h"
-#include "latchwork/verbs/host_image.h"
 #include "latchwork/verbs/rpc.h"
 #include "latchwork/verbs/switch_program.h"
 #include "latchwork/verbs/worker.h"
 
 namespace lw {
+
+class HostImage;  // verbs/host_image.h
 
 using WorkerMain = std::function<Task<void>(Worker&)>;
 
@@ -150,10 +151,10 @@ class Backend {
   void host_store(RemoteAddr a, uint64_t v) { host_write(a, &v, 8); }
   // Makes memory node `node`'s [img.offset(), + img.bytes()) read as the
   // image, as host_write of its bytes would, into a range still as
-  // allocate() handed it out. False when the backend cannot (then write the
-  // bytes): only the simulator installs images (host_image.h).
-  virtual bool host_install_image(NodeId /*node*/, const HostImage& /*img*/) { return false; }
+  // allocate() handed it out. Only where can_install_host_images(): the
+  // simulator (host_image.h); elsewhere write the bytes.
   virtual bool can_install_host_images() const { return false; }
+  virtual void host_install_image(NodeId node, const HostImage& img);
 
   // Schedules `main` as a coroutine at `where`. A slot holds one coroutine.
   virtual void spawn(Placement where, WorkerMain main) = 0;
