@@ -86,13 +86,9 @@ Task<Status> alock_lock(Ctx c, uint64_t i) {
   // node, remote ones may be on any node).
   if (Status s = co_await c.store_desc(RemoteAddr::from_raw(prev) + kNext, k.me.raw()); !ok(s)) co_return s;
   // Line 9: spin locally on the own budget.
-  int64_t budget = kWaiting;
-  for (;;) {
-    Result<uint64_t> b = co_await c.load(k.me + kBudget);
-    if (!b.ok()) co_return b.status;
-    if ((budget = static_cast<int64_t>(b.value)) != kWaiting) break;
-    if (!c.spin(&spins)) co_return Status::kRetryExhausted;
-  }
+  Result<uint64_t> b = co_await c.wait_while(k.me + kBudget, static_cast<uint64_t>(kWaiting), &spins);
+  if (!b.ok()) co_return b.status;
+  const int64_t budget = static_cast<int64_t>(b.value);
   LW_CHECK_MSG(budget >= 0 && budget < k.init_budget, "ALock: passed budget " + std::to_string(budget));
   c.attempt.passed = true;
   if (budget == 0) {
@@ -114,13 +110,9 @@ Task<Status> alock_unlock(Ctx c, uint64_t i) {
   LW_CHECK_MSG(r.value != 0, "ALock unlock: the cohort's tail was empty while held");
   // Line 17: wait (locally) for the successor's link.
   uint64_t spins = 0;
-  uint64_t next = 0;
-  for (;;) {
-    Result<uint64_t> n = co_await c.load(k.me + kNext);
-    if (!n.ok()) co_return n.status;
-    if ((next = n.value) != 0) break;
-    if (!c.spin(&spins)) co_return Status::kRetryExhausted;
-  }
+  Result<uint64_t> n = co_await c.wait_while(k.me + kNext, 0, &spins);
+  if (!n.ok()) co_return n.status;
+  const uint64_t next = n.value;
   // Line 18: pass with one acquisition less.
   Result<uint64_t> mine = co_await c.load(k.me + kBudget);
   if (!mine.ok()) co_return mine.status;

@@ -148,6 +148,11 @@ struct Ctx {
   // the worker's own node, else an RDMA WRITE. Both are atomic with the
   // owner's CPU loads (Table 1).
   Task<Status> store_desc(RemoteAddr a, uint64_t v);
+  // Local spinning: CPU loads of `a` while it holds `value`
+  // (Worker::cpu_wait_while), counted as the loop of load() and spin() it
+  // stands for: an access per load, a spin per load that saw `value`.
+  // kRetryExhausted when the spins pass max_spins, as spin() would say.
+  Task<Result<uint64_t>> wait_while(RemoteAddr a, uint64_t value, uint64_t* spins);
   // One wait-loop iteration: counts it; false past max_spins.
   bool spin(uint64_t* spins) {
     ++st.spins;

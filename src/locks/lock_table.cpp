@@ -145,6 +145,21 @@ Task<Status> Ctx::rwrite(RemoteAddr a, uint64_t v, bool fence) {
   co_return co_await w.write(a, &v, 8, fence);
 }
 
+Task<Result<uint64_t>> Ctx::wait_while(RemoteAddr a, uint64_t value, uint64_t* spins) {
+  const uint64_t max = cfg().max_spins;
+  LW_CHECK(*spins <= max);
+  // The loop loads once per spin left, and once more.
+  const uint64_t loads = max - *spins == UINT64_MAX ? UINT64_MAX : max - *spins + 1;
+  const Worker::CpuWaitResult r = co_await w.cpu_wait_while(a, value, loads);
+  st.cpu_accesses += r.polls;
+  if (!ok(r.status)) co_return Result<uint64_t>{r.status, 0};
+  const uint64_t saw_value = r.value == value ? r.polls : r.polls - 1;
+  st.spins += saw_value;
+  *spins += saw_value;
+  if (r.value == value) co_return Result<uint64_t>{Status::kRetryExhausted, r.value};
+  co_return Result<uint64_t>{Status::kOk, r.value};
+}
+
 Task<Status> Ctx::store_desc(RemoteAddr a, uint64_t v) {
   if (own_node(a)) co_return co_await store(a, v);
   co_return co_await rwrite(a, v);

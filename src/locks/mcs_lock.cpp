@@ -48,12 +48,8 @@ Task<Status> mcs_lock(Ctx c, uint64_t i) {
   LW_CHECK_MSG(prev != me.raw(), "MCS: own descriptor already queued");
   if (Status s = co_await c.rwrite(RemoteAddr::from_raw(prev) + kNext, me.raw()); !ok(s)) co_return s;
   // Spin locally until the predecessor passes the lock.
-  for (;;) {
-    Result<uint64_t> b = co_await c.load(me + kBudget);
-    if (!b.ok()) co_return b.status;
-    if (static_cast<int64_t>(b.value) != kWaiting) break;
-    if (!c.spin(&spins)) co_return Status::kRetryExhausted;
-  }
+  Result<uint64_t> b = co_await c.wait_while(me + kBudget, static_cast<uint64_t>(kWaiting), &spins);
+  if (!b.ok()) co_return b.status;
   c.attempt.passed = true;
   co_return Status::kOk;
 }
@@ -69,14 +65,9 @@ Task<Status> mcs_unlock(Ctx c, uint64_t i) {
   LW_CHECK_MSG(r.value != 0, "MCS unlock: the tail was empty while held");
   // A successor swapped itself in: wait (locally) for its link, then pass.
   uint64_t spins = 0;
-  uint64_t next = 0;
-  for (;;) {
-    Result<uint64_t> n = co_await c.load(me + kNext);
-    if (!n.ok()) co_return n.status;
-    if ((next = n.value) != 0) break;
-    if (!c.spin(&spins)) co_return Status::kRetryExhausted;
-  }
-  co_return co_await c.rwrite(RemoteAddr::from_raw(next) + kBudget, 0, /*fence=*/true);
+  Result<uint64_t> next = co_await c.wait_while(me + kNext, 0, &spins);
+  if (!next.ok()) co_return next.status;
+  co_return co_await c.rwrite(RemoteAddr::from_raw(next.value) + kBudget, 0, /*fence=*/true);
 }
 
 }  // namespace lw::locks::detail

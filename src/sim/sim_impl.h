@@ -124,6 +124,20 @@ struct PartialWrite {
   uint64_t last_reader = ~uint64_t{0};  // one event per READ
 };
 
+// A coroutine spinning on a word of its own node (Worker::cpu_wait_while):
+// its loads are events, as a loop of cpu_load's would be, but the coroutine
+// resumes only after the last (sim_cpu_wait.cpp).
+struct CpuWaiter {
+  CpuWait* op = nullptr;  // the wait in progress, or null
+  NodeId node = 0;
+  uint64_t offset = 0;    // the word
+  Nanos period = 0;       // between loads (> 0)
+  uint64_t polls = 0;     // loads made
+};
+
+// Marks a kCpuAccess event as a CpuWaiter's load (arg 0: a CpuAccess).
+inline constexpr uint32_t kWaitPoll = 1;
+
 // What a node of the simulated cluster is (config/network_devices.h).
 enum class NodeKind : uint8_t { kMemory, kSwitch, kSmartNic };
 
@@ -228,6 +242,8 @@ struct SimBackend::Impl {
   // A store (WRITE line or CPU store) to [lo, hi) meets open atomic windows.
   void note_store(sim::MemoryNode& m, uint64_t lo, uint64_t hi, bool losable,
                   const sim::StoreSource& src);
+  // A kCpuAccess event with arg kWaitPoll: a CpuWaiter's load.
+  void on_cpu_poll(sim::Coroutine* c);
 
   // --- the relaxation log (sim_relaxations.cpp); called only when `log` is set ---
   void log_line_order(const sim::Op* op, const std::vector<Nanos>& when);
@@ -314,6 +330,7 @@ struct Coroutine final : WorkerPort {
   }
   bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
   bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
+  bool cpu_wait(CpuWait* op, std::coroutine_handle<> waiter) override;
   bool rpc(RpcCall* call, std::coroutine_handle<> waiter) override {
     return sim->rpc_post(this, call, waiter);
   }
@@ -330,6 +347,7 @@ struct Coroutine final : WorkerPort {
   Task<void> task;
   std::coroutine_handle<> resume_point;
   CpuAccess* pending_cpu = nullptr;
+  CpuWaiter wait;
   RpcMsg* pending_rpc = nullptr;  // the call it awaits (blocked() reports it)
   bool finished = false;
   WorkerTrack track;  // its last completions, for blocked()

@@ -510,7 +510,13 @@ void SimBackend::Impl::dispatch(const sim::Event& e) {
     case EventKind::kAtomicRead: on_atomic_read(static_cast<sim::Op*>(e.target)); break;
     case EventKind::kAtomicWriteBack: on_atomic_write_back(static_cast<sim::Op*>(e.target)); break;
     case EventKind::kComplete: on_complete(static_cast<sim::Op*>(e.target)); break;
-    case EventKind::kCpuAccess: on_cpu_access(static_cast<sim::Coroutine*>(e.target)); break;
+    case EventKind::kCpuAccess:
+      if (e.arg == 0) {
+        on_cpu_access(static_cast<sim::Coroutine*>(e.target));
+      } else {
+        on_cpu_poll(static_cast<sim::Coroutine*>(e.target));
+      }
+      break;
     case EventKind::kDeviceOp: on_device_op(static_cast<sim::Op*>(e.target)); break;
     case EventKind::kSwitchRequest: on_switch_request(static_cast<sim::Op*>(e.target)); break;
     case EventKind::kSwitchResponse: on_switch_response(static_cast<sim::Op*>(e.target)); break;

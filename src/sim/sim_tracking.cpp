@@ -193,7 +193,11 @@ std::string waiting_on(const sim::Coroutine& c, const Pending& p) {
     if (n_awaited > kListed) s += "; and " + std::to_string(n_awaited - kListed) + " more";
   } else {
     for (const Event& e : p.wakes) {
-      if (e.kind == EventKind::kCpuAccess && c.pending_cpu != nullptr) {
+      if (e.kind == EventKind::kCpuAccess && e.arg == sim::kWaitPoll && c.wait.op != nullptr) {
+        s = "spinning on " + c.wait.op->addr.to_string() + " while it holds " +
+            std::to_string(c.wait.op->value) + " (" + std::to_string(c.wait.polls) +
+            " loads so far), next load at " + std::to_string(e.time) + " ns";
+      } else if (e.kind == EventKind::kCpuAccess && e.arg == 0 && c.pending_cpu != nullptr) {
         s = std::string("a CPU ") + cpu_kind(c.pending_cpu->kind) + " of " +
             c.pending_cpu->addr.to_string() + " taking effect at " + std::to_string(e.time) + " ns";
       } else if (e.kind == EventKind::kWake) {

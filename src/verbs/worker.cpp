@@ -118,5 +118,35 @@ Status Worker::send(NodeId node, HandlerId h, std::span<const std::byte> request
   return c.status;
 }
 
+namespace {
+
+// The backend's own wait, awaited once.
+struct CpuWaitAwaiter {
+  WorkerPort* port;
+  CpuWait* op;
+  bool await_ready() const noexcept { return false; }
+  bool await_suspend(std::coroutine_handle<> h) { return port->cpu_wait(op, h); }
+  void await_resume() const noexcept {}
+};
+
+}  // namespace
+
+Task<Worker::CpuWaitResult> Worker::cpu_wait_while(RemoteAddr addr, uint64_t value, uint64_t max_polls) {
+  LW_CHECK_MSG(max_polls >= 1, "cpu_wait_while: max_polls must be at least 1");
+  CpuWait op{.addr = addr, .value = value, .max_polls = max_polls};
+  co_await CpuWaitAwaiter{port_, &op};
+  if (op.status == Status::kOk) co_return CpuWaitResult{op.status, op.last, op.polls};
+  // The first load's error (no load ran: it counts as one, as in the loop).
+  if (op.status != Status::kUnsupported) co_return CpuWaitResult{op.status, 0, 1};
+  // The loop itself (bounded by max_polls).
+  CpuWaitResult r;
+  do {
+    Result<uint64_t> v = co_await cpu_load(addr);
+    ++r.polls;
+    if (!v.ok()) co_return CpuWaitResult{v.status, 0, r.polls};
+    r.value = v.value;
+  } while (r.value == value && r.polls < max_polls);
+  co_return r;
+}
 
 }  // namespace lw

@@ -29,6 +29,7 @@
 #include "latchwork/base/layout.h"
 #include "latchwork/base/random.h"
 #include "latchwork/base/status.h"
+#include "latchwork/runtime/task.h"
 #include "latchwork/verbs/rpc.h"
 #include "latchwork/verbs/work_request.h"
 
@@ -56,6 +57,17 @@ struct CpuAccess {
   uint64_t old_value = 0;  // load: value; CAS/FAA: before
 };
 
+// A memory-node thread spinning with CPU loads on a word of its own node
+// while the word holds `value` (Worker::cpu_wait_while).
+struct CpuWait {
+  RemoteAddr addr;
+  uint64_t value = 0;      // spin while the word holds this
+  uint64_t max_polls = 0;  // loads at most (at least 1)
+  Status status = Status::kOk;
+  uint64_t last = 0;   // the value the last load saw
+  uint64_t polls = 0;  // loads made
+};
+
 // CPU work whose cost the simulator models (elsewhere it takes real time):
 // the checks of optimistic schemes (Jasny et al. §4.4: CRC is O(n) in bytes,
 // FaRM O(n) in cache lines).
@@ -77,6 +89,14 @@ class WorkerPort {
   virtual bool submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) = 0;
   virtual bool sleep(Nanos ns, std::coroutine_handle<> waiter) = 0;
   virtual bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) = 0;
+  // The loop of cpu_access loads that Worker::cpu_wait_while describes, done
+  // by the backend. One that has nothing better sets kUnsupported and returns
+  // false; the Worker then runs the loop itself.
+  virtual bool cpu_wait(CpuWait* op, std::coroutine_handle<> waiter) {
+    (void)waiter;
+    op->status = Status::kUnsupported;
+    return false;
+  }
   // Accounts CPU work of the coroutine (virtual time in the simulator).
   virtual void charge_cpu(Nanos ns) = 0;
   virtual Nanos now() const = 0;
@@ -270,6 +290,20 @@ class Worker {
   CpuAwaiter cpu_store(RemoteAddr addr, uint64_t value);
   CpuAwaiter cpu_cas(RemoteAddr addr, uint64_t expected, uint64_t desired);
   CpuAwaiter cpu_faa(RemoteAddr addr, uint64_t add);
+
+  // Local spinning: CPU loads of a word of this worker's own memory node, one
+  // after another, while it holds `value`, at most `max_polls` (>= 1) loads.
+  // Returns the value the last load saw (still `value` only when the loads
+  // ran out) and the loads made, or the first load's error. It is the loop
+  //   do { v = co_await cpu_load(addr); } while (v == value && ++n < max_polls);
+  // with the same cost per load and, in the simulator, the same events; it
+  // only does not resume the coroutine between loads (src/sim/sim_cpu_wait.cpp).
+  struct CpuWaitResult {
+    Status status = Status::kOk;
+    uint64_t value = 0;
+    uint64_t polls = 0;
+  };
+  Task<CpuWaitResult> cpu_wait_while(RemoteAddr addr, uint64_t value, uint64_t max_polls);
 
  private:
   Status check_batch(const Batch& batch) const;
