@@ -25,6 +25,14 @@ ZipfKeys::ZipfKeys(uint64_t keys, double theta) : keys_(keys), theta_(theta) {
   }
   for (double& c : cdf_) c /= sum;
   cdf_.back() = 1.0;
+  // About four keys per guide entry, at most 2^20 entries (4 MB).
+  uint64_t m = 1;
+  while (m < keys / 4 && m < (uint64_t{1} << 20)) m *= 2;
+  guide_.resize(m + 1);
+  for (uint64_t j = 0; j <= m; ++j) {
+    const double at = static_cast<double>(j) / static_cast<double>(m);
+    guide_[j] = static_cast<uint32_t>(std::upper_bound(cdf_.begin(), cdf_.end(), at) - cdf_.begin());
+  }
 }
 
 std::shared_ptr<const ZipfKeys> ZipfKeys::shared(uint64_t keys, double theta) {
@@ -46,9 +54,23 @@ std::shared_ptr<const ZipfKeys> ZipfKeys::shared(uint64_t keys, double theta) {
 
 uint64_t ZipfKeys::sample(Rng& rng) const {
   if (cdf_.empty()) return rng.below(keys_);
-  const double u = rng.uniform();
-  auto it = std::upper_bound(cdf_.begin(), cdf_.end(), u);
+  return key_at(rng.uniform());
+}
+
+uint64_t ZipfKeys::key_at(double u) const {
+  LW_CHECK(u >= 0 && u < 1 && !cdf_.empty());
+  const uint64_t m = guide_.size() - 1;
+  const uint64_t j = static_cast<uint64_t>(u * static_cast<double>(m));
+  LW_CHECK(j < m);
+  const auto lo = cdf_.begin() + guide_[j], hi = cdf_.begin() + guide_[j + 1];
+  auto it = std::upper_bound(lo, hi, u);
   return std::min<uint64_t>(static_cast<uint64_t>(it - cdf_.begin()), keys_ - 1);
+}
+
+double ZipfKeys::cumulative(uint64_t k) const {
+  LW_CHECK(k < keys_);
+  if (cdf_.empty()) return static_cast<double>(k + 1) / static_cast<double>(keys_);
+  return cdf_[k];
 }
 
 double ZipfKeys::probability(uint64_t k) const {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -44,6 +45,35 @@ TEST(ZipfKeys, SharedTablesAreReusedAndEqualToFreshOnes) {
   // Beyond the few kept tables, an old one is rebuilt, not reused.
   for (double t = 0.1; t < 0.55; t += 0.1) ZipfKeys::shared(5000, t);
   EXPECT_NE(ZipfKeys::shared(5000, 1.5).get(), a.get());
+}
+
+// The guide table only narrows the search: every draw picks the key a search
+// of the whole table picks, at the guide's boundaries too.
+TEST(ZipfKeys, GuidedSearchPicksTheKeyOfAFullSearch) {
+  for (uint64_t keys : {1ull, 3ull, 7ull, 1000ull, 100003ull}) {
+    for (double theta : {0.5, 0.99, 2.0, 8.0}) {
+      const ZipfKeys z(keys, theta);
+      std::vector<double> cdf(keys);
+      for (uint64_t k = 0; k < keys; ++k) cdf[k] = z.cumulative(k);
+      auto full = [&](double u) {
+        const auto it = std::upper_bound(cdf.begin(), cdf.end(), u);
+        return std::min<uint64_t>(static_cast<uint64_t>(it - cdf.begin()), keys - 1);
+      };
+      std::vector<double> draws = {0.0, std::nextafter(1.0, 0.0)};
+      for (uint64_t m = 1; m <= (uint64_t{1} << 20); m *= 2) {  // every guide size's boundaries
+        for (uint64_t j : {uint64_t{1}, m / 3, m / 2, m - 1}) {
+          if (j == 0 || j >= m) continue;
+          const double at = static_cast<double>(j) / static_cast<double>(m);
+          draws.insert(draws.end(), {at, std::nextafter(at, 0.0), std::nextafter(at, 1.0)});
+        }
+      }
+      for (uint64_t k : {uint64_t{0}, keys / 2, keys - 1})  // the table's own values
+        if (cdf[k] < 1) draws.insert(draws.end(), {cdf[k], std::nextafter(cdf[k], 0.0), std::nextafter(cdf[k], 1.0)});
+      Rng rng(keys * 31 + static_cast<uint64_t>(theta * 10));
+      for (int i = 0; i < 20000; ++i) draws.push_back(rng.uniform());
+      for (double u : draws) ASSERT_EQ(z.key_at(u), full(u)) << "keys " << keys << " theta " << theta << " u " << u;
+    }
+  }
 }
 
 }  // namespace
