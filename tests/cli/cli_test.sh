@@ -125,6 +125,21 @@ expect_exit 2 "repro --jobs out of range" -- "$lw" repro jasny-fig4 --no-plot --
 # Points on several threads: the same CSV.
 expect_exit 0 "repro fig4 --jobs 3" -- "$lw" repro jasny-fig4 --no-plot --jobs 3 --out "$tmp/repro3"
 cmp -s "$tmp/repro/jasny-fig4.csv" "$tmp/repro3/jasny-fig4.csv" || { echo "FAIL: repro --jobs 3 changed the results"; fail=1; }
+# Several figures: in order, one process each with --jobs 2, the same files and tables.
+expect_exit 0 "repro two figures" -- "$lw" repro jasny-fig4,alock-fig1 --no-plot --jobs 1 --out "$tmp/repro-two1"
+sed "s|$tmp/repro-two1||; /simulated verbs in/d" "$tmp/out" > "$tmp/two1.txt"
+expect_exit 0 "repro two figures, two processes" -- "$lw" repro jasny-fig4,alock-fig1 --no-plot --jobs 2 --out "$tmp/repro-two2"
+sed "s|$tmp/repro-two2||; /simulated verbs in/d" "$tmp/out" > "$tmp/two2.txt"
+cmp -s "$tmp/two1.txt" "$tmp/two2.txt" || { echo "FAIL: repro in processes printed other tables"; fail=1; }
+for fig in jasny-fig4 alock-fig1; do
+  cmp -s "$tmp/repro-two1/$fig.csv" "$tmp/repro-two2/$fig.csv" || { echo "FAIL: repro in processes changed $fig"; fail=1; }
+done
+ls -A "$tmp/repro-two2" | grep -q stdout && { echo "FAIL: repro left a child's output file"; fail=1; }
+expect_exit 2 "repro unknown in a list" -- "$lw" repro jasny-fig4,fig99 --no-plot --out "$tmp/repro-list-bad"
+expect_err "unknown figure \"fig99\""
+[ -e "$tmp/repro-list-bad" ] && { echo "FAIL: repro with an unknown figure wrote results"; fail=1; }
+expect_exit 2 "repro figure twice" -- "$lw" repro jasny-fig4,jasny-fig4 --no-plot --out "$tmp/repro-list-bad"
+expect_err "named twice"
 
 # latchwork check: negative controls caught with their cause, correct schemes clean.
 expect_exit 0 "check list" -- "$lw" check --list

@@ -16,6 +16,7 @@
 #include "cluster_flags.h"
 #include "commands.h"
 #include "latchwork/repro/repro.h"
+#include "repro_children.h"
 
 #ifndef LW_PLOT_SCRIPT
 #define LW_PLOT_SCRIPT "tools/plot/plot_repro.py"
@@ -133,13 +134,15 @@ bool write_file(const std::filesystem::path& p, const std::string& text) {
 }  // namespace
 
 int cmd_repro(int argc, const char* const* argv) {
-  cli::FlagSet f("latchwork repro <name>|all",
+  cli::FlagSet f("latchwork repro <name>[,<name>...]|all",
                  "Reproduces a microbenchmark figure of the papers on the simulator's NIC model: "
                  "runs its sweep, prints the model's series and the values the paper states side "
                  "by side (with the error, and whether a parameter was fitted to that value or "
                  "the model predicted it), and writes <name>.csv, <name>.json and <name>.png to "
-                 "--out. `latchwork repro --list` lists the figures.");
-  bool list = false, json = false, no_plot = false, strict = false;
+                 "--out. `latchwork repro --list` lists the figures. Several figures (a comma "
+                 "list, or all) with more than one job run as processes, one figure each, up to "
+                 "--jobs at once; their output is printed in order.");
+  bool list = false, json = false, no_plot = false, strict = false, quiet = false;
   std::string out_dir = "repro-out", plot_script = LW_PLOT_SCRIPT;
   // Debian's python3-matplotlib lives with the system interpreter, which
   // another python3 earlier on PATH may hide.
@@ -151,10 +154,12 @@ int cmd_repro(int argc, const char* const* argv) {
   f.add_string("plot-script", &plot_script, "the matplotlib script that draws the PNG");
   f.add_string("python", &python, "the Python interpreter that runs the plot script");
   f.add_bool("strict", &strict, "exit 1 if a paper value is outside its tolerance");
+  f.add_bool("quiet", &quiet, "no progress line on stderr");
   uint64_t jobs = 0;
   f.add_uint("jobs", &jobs,
-             "points simulated at once, each on its own thread, and plot runs at the end (0: one "
-             "per core); the values do not depend on it, only the wall time",
+             "points simulated at once, each on its own thread (several figures: figures at once, "
+             "each in its own process), and plot runs at the end (0: one per core); the values do "
+             "not depend on it, only the wall time",
              0, 256);
   std::vector<const char*> args(argv, argv + argc);
   std::string name;
@@ -170,11 +175,20 @@ int cmd_repro(int argc, const char* const* argv) {
   std::vector<const ReproFigure*> figures;
   if (name == "all") {
     for (const auto& fig : repro_figures()) figures.push_back(&fig);
-  } else if (const ReproFigure* fig = find_repro(name)) {
-    figures.push_back(fig);
+  } else if (name.empty()) {
+    return usage_error(f, "name a figure (latchwork repro --list)");
   } else {
-    return usage_error(f, name.empty() ? "name a figure (latchwork repro --list)"
-                                       : "unknown figure \"" + name + "\" (latchwork repro --list)");
+    std::string rest = name;
+    for (size_t at = 0; at <= rest.size();) {
+      const size_t comma = std::min(rest.find(',', at), rest.size());
+      const std::string one = rest.substr(at, comma - at);
+      const ReproFigure* fig = find_repro(one);
+      if (fig == nullptr) return usage_error(f, "unknown figure \"" + one + "\" (latchwork repro --list)");
+      if (std::find(figures.begin(), figures.end(), fig) != figures.end())
+        return usage_error(f, "figure \"" + one + "\" named twice");
+      figures.push_back(fig);
+      at = comma + 1;
+    }
   }
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
@@ -185,10 +199,43 @@ int cmd_repro(int argc, const char* const* argv) {
   // a share of the figures): starting Python and matplotlib costs more than
   // drawing a figure, and one run alone left the other cores idle.
   std::vector<std::pair<std::string, std::string>> plots;  // json, png
+  const size_t workers = jobs == 0 ? std::max(1u, std::thread::hardware_concurrency()) : jobs;
+  if (figures.size() > 1 && workers > 1) {
+    std::vector<std::string> names;
+    for (const ReproFigure* fig : figures) names.push_back(fig->name);
+    std::vector<std::string> child_args = {"--out", out_dir, "--no-plot", "--jobs", "1", "--quiet"};
+    if (json) child_args.push_back("--json");
+    if (strict) child_args.push_back("--strict");
+    int worst = kExitOk;
+    std::string err;
+    const bool started = run_repro_children(
+        names, child_args, workers, out_dir,
+        [&](size_t i, const std::string& text, int code) {
+          std::fwrite(text.data(), 1, text.size(), stdout);
+          std::fflush(stdout);
+          if (!quiet) std::fprintf(stderr, "[repro: %zu of %zu figures done]\n", i + 1, names.size());
+          if (code == kExitOk || code == kExitCheckFailed) {
+            const std::string base = (std::filesystem::path(out_dir) / names[i]).string();
+            plots.emplace_back(base + ".json", base + ".png");
+            if (code == kExitCheckFailed) all_ok = false;
+          } else if (worst == kExitOk) {
+            std::fprintf(stderr, "latchwork: repro %s failed (exit status %d)\n", names[i].c_str(), code);
+            worst = code < 0 ? kExitCheckFailed : code;
+          }
+        },
+        &err);
+    if (!started) {
+      std::fprintf(stderr, "latchwork: %s\n", err.c_str());
+      return kExitCheckFailed;
+    }
+    if (worst != kExitOk) return worst;
+    figures.clear();  // all ran; draw the plots below
+  }
   for (const ReproFigure* fig : figures) {
     const ReproResult r = run_repro(
         *fig,
         [&](size_t done, size_t n) {
+          if (quiet) return;
           std::fprintf(stderr, "\r[%s %zu/%zu]", fig->name.c_str(), done, n);
           std::fflush(stderr);
           if (done == n) std::fprintf(stderr, "\n");
