@@ -104,6 +104,7 @@ void SimBackend::Impl::execute_on_device(sim::MemoryNode& m, WorkRequest& wr, Sw
   }
   if (wr.opcode == Opcode::kWrite) {
     std::memcpy(m.mem.bytes(off), write_src, wr.length);
+    m.mem.note_written(off, off + wr.length);
     return;
   }
   uint64_t* word = m.mem.word(off);
@@ -119,7 +120,10 @@ void SimBackend::Impl::execute_on_device(sim::MemoryNode& m, WorkRequest& wr, Sw
     writes = apply_atomic(wr, old, &next);
   }
   if (write_result) wr.old_value = old;
-  if (writes) *word = next;
+  if (writes) {
+    *word = next;
+    m.mem.note_written(off, off + kWord);
+  }
 }
 
 void SimBackend::Impl::maybe_duplicate(const Op* op, Nanos at) {
@@ -219,7 +223,12 @@ Nanos SimBackend::Impl::switch_watch(Op* op, Nanos posted, Nanos arrive, Nanos d
 }
 
 uint64_t* SimBackend::Impl::switch_version(uint32_t map, uint64_t tuple) {
-  return memory[cfg.switch_node()]->mem.word(sw.maps[map].version(tuple).offset());
+  // Callers may write it: noted up front (a page noted and not written is
+  // only zeroed again).
+  NodeMemory& mem = memory[cfg.switch_node()]->mem;
+  const uint64_t off = sw.maps[map].version(tuple).offset();
+  mem.note_written(off, off + kWord);
+  return mem.word(off);
 }
 
 void SimBackend::Impl::on_switch_request(Op* op) {

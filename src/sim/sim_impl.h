@@ -143,7 +143,7 @@ enum class NodeKind : uint8_t { kMemory, kSwitch, kSmartNic };
 
 struct MemoryNode {
   explicit MemoryNode(uint64_t bytes, uint64_t dm, NodeKind k = NodeKind::kMemory)
-      : mem(bytes, dm), kind(k) {}
+      : mem(bytes, dm, /*track_writes=*/true), kind(k) {}
   NodeMemory mem;
   NodeKind kind;
   // The NIC's atomic unit serialises atomics on one word (by word offset).

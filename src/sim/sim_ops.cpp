@@ -337,6 +337,7 @@ void SimBackend::Impl::on_write_line(Op* op, uint32_t line) {
   uint64_t lo = wr.remote.offset(), hi = lo + wr.length;
   if (line != kAllLines) line_range(wr, line, &lo, &hi);
   copy_bytes(m.mem.bytes(lo), op->payload.data() + (lo - wr.remote.offset()), hi - lo);
+  m.mem.note_written(lo, hi);
   if (log && line != kAllLines) log_write_line(m, op, line);
   // Most stores meet no open atomic: skip building the record.
   if (!m.open_windows.empty())
@@ -384,7 +385,10 @@ void SimBackend::Impl::on_atomic_read(Op* op) {
   const sim::AtomicEffect effect = sim::atomic_effect(sem, wr, old, &op->atomic_new);
   op->atomic_writes = effect.writes;
   if (!op->has_window) {
-    if (op->atomic_writes) *word = op->atomic_new;
+    if (op->atomic_writes) {
+      *word = op->atomic_new;
+      m.mem.note_written(wr.remote.offset(), wr.remote.offset() + kWord);
+    }
     release_atomic_unit(m, wr.remote.offset(), op);
     return;
   }
@@ -425,7 +429,10 @@ void SimBackend::Impl::on_atomic_write_back(Op* op) {
   // FAA always writes back; CAS when it succeeded (or, under
   // failed_cas_writes_back, always). Whatever landed on the word since the
   // read is overwritten: that is the lost update.
-  if (op->atomic_writes) *word = op->atomic_new;
+  if (op->atomic_writes) {
+    *word = op->atomic_new;
+    m.mem.note_written(off, off + kWord);
+  }
   if (log && op->atomic_writes && !win->lost.empty()) log_lost_stores(op, win->lost);
   m.open_windows.erase_found(open);
   release_atomic_unit(m, off, op);
@@ -494,9 +501,11 @@ void SimBackend::Impl::on_cpu_access(sim::Coroutine* c) {
       break;
     case CpuAccess::Kind::kFaa: kind = "CPU FAA"; *word = old + op.a; stores = true; break;
   }
-  if (stores)
+  if (stores) {
+    m.mem.note_written(off, off + kWord);
     note_store(m, off, off + kWord, sem.atomic_loses_cpu,
                {c->worker.placement(), kind, op.addr, 8, now});
+  }
   make_ready(c, c->resume_point);
 }
 

@@ -48,6 +48,7 @@ class SimRpcServer final : public RpcServer {
     if (Status st = m_.mem.check(offset, bytes, false); st != Status::kOk) return st;
     if (bytes == 0) return Status::kOk;
     std::memcpy(m_.mem.bytes(offset), src, bytes);
+    m_.mem.note_written(offset, offset + bytes);
     s_.note_store(m_, offset, offset + bytes, s_.sem.atomic_loses_cpu,
                   {who_, "RPC handler write", RemoteAddr(node_, offset), static_cast<uint32_t>(bytes), s_.now});
     return Status::kOk;
@@ -70,6 +71,7 @@ class SimRpcServer final : public RpcServer {
     const auto [stores, value] = next(old);
     if (stores) {
       *word = value;
+      m_.mem.note_written(offset, offset + kWord);
       s_.note_store(m_, offset, offset + kWord, s_.sem.atomic_loses_cpu,
                     {who_, kind, RemoteAddr(node_, offset), 8, s_.now});
     }

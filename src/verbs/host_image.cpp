@@ -106,11 +106,18 @@ void HostImage::read(uint64_t from, uint64_t to, std::byte* dst) const {
 }
 
 void HostImage::copy_nonzero(uint64_t from, uint64_t to, std::byte* dst) const {
+  nonzero_ranges(from, to, [&](uint64_t a, uint64_t b) {
+    std::memcpy(dst + (a - from), view_ + file_offset(a), b - a);
+  });
+}
+
+void HostImage::nonzero_ranges(uint64_t from, uint64_t to,
+                               const std::function<void(uint64_t, uint64_t)>& fn) const {
   LW_CHECK(offset_ <= from && from <= to && to <= offset_ + bytes_);
   const uint64_t lo = file_offset(from), hi = file_offset(to);
   for (const Run& r : runs_) {
     const uint64_t a = std::max(r.at, lo), b = std::min(r.at + r.len, hi);
-    if (a < b) std::memcpy(dst + (a - lo), view_ + a, b - a);
+    if (a < b) fn(from + (a - lo), from + (b - lo));
   }
 }
 

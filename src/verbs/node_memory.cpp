@@ -12,17 +12,19 @@
 
 namespace lw {
 
-NodeMemory::NodeMemory(uint64_t host_bytes, uint64_t device_bytes)
-    : host_bytes_(align_up(host_bytes, kCacheLine)),
+NodeMemory::NodeMemory(uint64_t host_bytes, uint64_t device_bytes, bool track_writes)
+    : track_writes_(track_writes),
+      host_bytes_(align_up(host_bytes, kCacheLine)),
       device_bytes_(align_up(device_bytes, kCacheLine)),
-      host_(host_bytes_, "host"),
-      device_(device_bytes_, "device") {
+      host_(host_bytes_, "host", track_writes),
+      device_(device_bytes_, "device", track_writes) {
   LW_CHECK(host_bytes_ > kReservedBytes);
 }
 
-NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what) : bytes_(bytes) {
+NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what, bool track) : bytes_(bytes), track_(track) {
   if (bytes == 0) return;
-  if (void* kept = NodeMemoryReuse::take(bytes)) {  // already zero
+  if (track_) written_.assign((((bytes + 4095) >> kPageShift) + 63) / 64, 0);
+  if (void* kept = NodeMemoryReuse::take(bytes, &touched_)) {  // already zero
     base_ = static_cast<std::byte*>(kept);
     return;
   }
@@ -46,7 +48,9 @@ NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what) : bytes_(bytes) {
 }
 
 NodeMemory::Mapping::~Mapping() {
-  if (base_ != nullptr && !NodeMemoryReuse::give(base_, bytes_)) munmap(base_, bytes_);
+  if (base_ == nullptr) return;
+  if (!NodeMemoryReuse::give(base_, bytes_, track_ ? &written_ : nullptr, std::move(touched_)))
+    munmap(base_, bytes_);
 }
 
 void NodeMemory::install_image(const HostImage& img) {
@@ -54,12 +58,14 @@ void NodeMemory::install_image(const HostImage& img) {
                    img.bytes() <= host_bytes_ - img.offset(),
                "a host image outside host memory");
   img.copy_nonzero(img.offset(), img.offset() + img.bytes(), bytes(img.offset()));
+  img.nonzero_ranges(img.offset(), img.offset() + img.bytes(), [&](uint64_t lo, uint64_t hi) { note_written(lo, hi); });
 }
 
 void NodeMemory::host_copy_in(uint64_t offset, const void* src, uint64_t length) {
   LW_CHECK_MSG(check(offset, length, false) == Status::kOk,
                "host write outside registered memory at offset " + std::to_string(offset));
   std::memcpy(bytes(offset), src, length);
+  note_written(offset, offset + length);
 }
 
 void NodeMemory::host_copy_out(uint64_t offset, void* dst, uint64_t length) {

@@ -21,6 +21,7 @@ struct Kept {
   void* base;
   uint64_t bytes;
   uint64_t resident;
+  std::vector<uint64_t> touched;  // pages that may be resident (one bit per 4 KB)
 };
 
 struct Pool {
@@ -36,11 +37,16 @@ constexpr size_t kMaxKept = 64;
 std::mutex g_mu;
 Pool* g_pool = nullptr;  // the live NodeMemoryReuse's, under g_mu
 
+constexpr uint64_t kPage = 4096;  // NodeMemory's tracking unit
+
+uint64_t page_words(uint64_t bytes) { return ((bytes + kPage - 1) / kPage + 63) / 64; }
+
 // Makes every byte of the mapping read zero, keeping the pages that were
 // written (resident and not all zero: zeroed here) and dropping the rest, so
 // that what is kept is one run's writes, not the union of every run's. False
-// if mincore or madvise fails (the caller unmaps). *resident: bytes kept.
-bool clean(void* base, uint64_t bytes, uint64_t* resident) {
+// if mincore or madvise fails (the caller unmaps). *resident: bytes kept;
+// *touched: those pages.
+bool clean(void* base, uint64_t bytes, uint64_t* resident, std::vector<uint64_t>* touched) {
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   const uint64_t pages = (bytes + page - 1) / page;
   std::vector<unsigned char> in_core;
@@ -65,8 +71,42 @@ bool clean(void* base, uint64_t bytes, uint64_t* resident) {
     if (i == pages) break;
     std::memset(p, 0, n);
     *resident += page;
+    for (uint64_t b = i * page / kPage; b < (i * page + n + kPage - 1) / kPage; ++b)
+      (*touched)[b >> 6] |= uint64_t{1} << (b & 63);
   }
   return true;
+}
+
+// A tracked mapping: zeroes the pages written; the pages stay resident.
+// `touched` gains them. Debug builds check that no other page was written
+// (a store the owner did not note would reach the next node).
+void zero_written(void* base, uint64_t bytes, const std::vector<uint64_t>& written,
+                  std::vector<uint64_t>* touched) {
+  auto* b = static_cast<std::byte*>(base);
+  for (size_t w = 0; w < written.size(); ++w) {
+    for (uint64_t bits = written[w]; bits != 0; bits &= bits - 1) {
+      const uint64_t p = w * 64 + static_cast<uint64_t>(__builtin_ctzll(bits));
+      const uint64_t at = p * kPage;
+      LW_CHECK(at < bytes);
+      std::memset(b + at, 0, std::min(kPage, bytes - at));
+    }
+    (*touched)[w] |= written[w];
+  }
+#ifndef NDEBUG
+  std::vector<unsigned char> in_core((bytes + kPage - 1) / kPage);
+  if (mincore(base, bytes, in_core.data()) == 0) {
+    for (uint64_t p = 0; p < in_core.size(); ++p)
+      if ((in_core[p] & 1) != 0)
+        LW_CHECK_MSG(all_zero(b + p * kPage, std::min(kPage, bytes - p * kPage)),
+                     "node memory written without note_written() at page " + std::to_string(p));
+  }
+#endif
+}
+
+uint64_t count_pages(const std::vector<uint64_t>& touched) {
+  uint64_t n = 0;
+  for (uint64_t w : touched) n += static_cast<uint64_t>(__builtin_popcountll(w));
+  return n;
 }
 
 }  // namespace
@@ -99,13 +139,15 @@ uint64_t NodeMemoryReuse::kept_bytes() const {
   return pool_ ? static_cast<Pool*>(pool_)->resident : 0;
 }
 
-void* NodeMemoryReuse::take(uint64_t bytes) {
+void* NodeMemoryReuse::take(uint64_t bytes, std::vector<uint64_t>* touched) {
+  touched->clear();
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_pool == nullptr) return nullptr;
   auto& kept = g_pool->kept;
   for (size_t i = kept.size(); i-- > 0;)  // the last kept first: the warmest
     if (kept[i].bytes == bytes) {
       void* base = kept[i].base;
+      *touched = std::move(kept[i].touched);
       g_pool->resident -= kept[i].resident;
       kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
       ++g_pool->reused;
@@ -114,19 +156,39 @@ void* NodeMemoryReuse::take(uint64_t bytes) {
   return nullptr;
 }
 
-bool NodeMemoryReuse::give(void* base, uint64_t bytes) {
+bool NodeMemoryReuse::give(void* base, uint64_t bytes, const std::vector<uint64_t>* written,
+                           std::vector<uint64_t> touched) {
+  uint64_t max_resident = 0;
   {
     std::lock_guard<std::mutex> lock(g_mu);
     if (g_pool == nullptr) return false;
+    max_resident = g_pool->max_resident;
   }
   uint64_t resident = 0;
-  if (!clean(base, bytes, &resident)) return false;
+  try {
+    touched.resize(page_words(bytes), 0);
+  } catch (const std::bad_alloc&) {  // called from a destructor: unmap instead
+    return false;
+  }
+  if (written != nullptr && written->size() == touched.size()) {
+    zero_written(base, bytes, *written, &touched);
+    resident = count_pages(touched) * kPage;
+    if (resident > max_resident / 2) {
+      // Grown too large to keep whole: start it over with no resident page.
+      if (madvise(base, bytes, MADV_DONTNEED) != 0) return false;
+      std::fill(touched.begin(), touched.end(), 0);
+      resident = 0;
+    }
+  } else {
+    std::fill(touched.begin(), touched.end(), 0);
+    if (!clean(base, bytes, &resident, &touched)) return false;
+  }
   std::lock_guard<std::mutex> lock(g_mu);
   // The pool may have ended while this mapping was cleaned.
   if (g_pool == nullptr || g_pool->kept.size() >= kMaxKept ||
       g_pool->resident + resident > g_pool->max_resident)
     return false;
-  g_pool->kept.push_back({base, bytes, resident});
+  g_pool->kept.push_back({base, bytes, resident, std::move(touched)});
   g_pool->resident += resident;
   return true;
 }

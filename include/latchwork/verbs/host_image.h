@@ -43,6 +43,8 @@ class HostImage {
   // `dst`, where `dst` holds zeros already: only the non-zero pages are
   // copied (into memory that reads zero, as a node's fresh allocations do).
   void copy_nonzero(uint64_t from, uint64_t to, std::byte* dst) const;
+  // The node ranges [lo, hi) within [from, to) that copy_nonzero writes.
+  void nonzero_ranges(uint64_t from, uint64_t to, const std::function<void(uint64_t, uint64_t)>& fn) const;
   // The same into any memory: zero pages are written too.
   void read(uint64_t from, uint64_t to, std::byte* dst) const;
 

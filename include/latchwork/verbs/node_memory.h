@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <vector>
 
 #include "latchwork/base/assert.h"
 #include "latchwork/base/layout.h"
@@ -33,7 +34,11 @@ class NodeMemory {
   static constexpr uint64_t kDeviceBase = uint64_t{1} << 46;
 
   // Throws std::runtime_error, naming the size, if the memory cannot be mapped.
-  NodeMemory(uint64_t host_bytes, uint64_t device_bytes);
+  // track_writes: its owner calls note_written() for every store it makes
+  // through bytes()/word() (the simulator does), so that handing the memory
+  // on (NodeMemoryReuse) zeroes the pages written instead of scanning every
+  // resident page, and keeps them resident for the next node.
+  NodeMemory(uint64_t host_bytes, uint64_t device_bytes, bool track_writes = false);
   NodeMemory(const NodeMemory&) = delete;
   NodeMemory& operator=(const NodeMemory&) = delete;
 
@@ -77,6 +82,15 @@ class NodeMemory {
   }
   uint64_t* word(uint64_t offset) { return reinterpret_cast<uint64_t*>(bytes(offset)); }
 
+  // A store to [lo, hi) (host or device offsets, validated, hi > lo)
+  // landed. Inline: the simulator notes every WRITE line and atomic.
+  void note_written(uint64_t lo, uint64_t hi) {
+    if (!track_writes_) return;
+    Mapping& m = lo >= kDeviceBase ? device_ : host_;
+    const uint64_t base = lo >= kDeviceBase ? kDeviceBase : 0;
+    m.note_written(lo - base, hi - base);
+  }
+
   // Set-up copies from the host, outside any run; checked like a NIC access.
   void host_copy_in(uint64_t offset, const void* src, uint64_t length);
   void host_copy_out(uint64_t offset, void* dst, uint64_t length);
@@ -95,20 +109,30 @@ class NodeMemory {
   void install_image(const HostImage& img);
 
  private:
-  // An anonymous private mapping of zero pages, unmapped on destruction.
+  // An anonymous private mapping of zero pages, unmapped (or handed on) on
+  // destruction. When tracked: which pages were written, and which ever were
+  // (written_, touched_: one bit per 4 KB page).
   class Mapping {
    public:
-    Mapping(uint64_t bytes, const char* what);
+    Mapping(uint64_t bytes, const char* what, bool track);
     ~Mapping();
     Mapping(const Mapping&) = delete;
     Mapping& operator=(const Mapping&) = delete;
     std::byte* get() const { return base_; }
+    void note_written(uint64_t lo, uint64_t hi) {
+      for (uint64_t p = lo >> kPageShift, last = (hi - 1) >> kPageShift; p <= last; ++p)
+        written_[p >> 6] |= uint64_t{1} << (p & 63);
+    }
 
    private:
+    static constexpr unsigned kPageShift = 12;
     std::byte* base_ = nullptr;
     uint64_t bytes_ = 0;
+    bool track_ = false;
+    std::vector<uint64_t> written_, touched_;
   };
 
+  bool track_writes_;
   uint64_t host_bytes_;
   uint64_t device_bytes_;
   Mapping host_;

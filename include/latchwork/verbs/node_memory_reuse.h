@@ -7,17 +7,22 @@
 // transaction figures that was a third of the wall time. A kept page is
 // already resident and costs a check (and a memset if it was written).
 //
-// A kept mapping reads zero everywhere, as a fresh one: on release, every
-// resident page (mincore) that is not all zero is zeroed and kept, and every
-// other range is dropped (MADV_DONTNEED: also a swapped-out page, which
-// mincore does not see). So what is kept is the last run's written pages.
-// Bounded: at most max_resident_bytes of touched pages are kept; the rest is
-// unmapped as before. One is in effect at a time: one made while another is
-// alive does nothing (and counts nothing).
+// A kept mapping reads zero everywhere, as a fresh one. On release:
+// - a tracked mapping (its owner noted every page it wrote: the simulator's
+//   nodes) has exactly those pages zeroed; every page stays resident, so the
+//   next node writes without faults, and nothing else is scanned;
+// - any other mapping has every resident page (mincore) that is not all zero
+//   zeroed and kept, and every other range dropped (MADV_DONTNEED: also a
+//   swapped-out page, which mincore does not see).
+// Bounded: at most max_resident_bytes of pages ever written are kept (a
+// mapping beyond that is dropped to no resident page first, or unmapped);
+// at most 64 mappings. One is in effect at a time: one made while another
+// is alive does nothing (and counts nothing).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace lw {
 
@@ -31,10 +36,14 @@ class NodeMemoryReuse {
   uint64_t reused() const;          // mappings handed out again
   uint64_t kept_bytes() const;      // resident bytes of the mappings kept now
 
-  // NodeMemory's side: a kept mapping of exactly `bytes`, or nullptr; and a
-  // mapping released (true: kept, else the caller unmaps it).
-  static void* take(uint64_t bytes);
-  static bool give(void* base, uint64_t bytes);
+  // NodeMemory's side: a kept mapping of exactly `bytes`, or nullptr, with
+  // *touched (one bit per 4 KB page) set to its pages that may be resident
+  // (empty: none); and a mapping released (true: kept, else the caller
+  // unmaps it), with its pages written since it was taken (null: not
+  // tracked, scan it) and `touched` as take() left it.
+  static void* take(uint64_t bytes, std::vector<uint64_t>* touched);
+  static bool give(void* base, uint64_t bytes, const std::vector<uint64_t>* written,
+                   std::vector<uint64_t> touched);
 
  private:
   void* pool_ = nullptr;  // non-null: this one is in effect
