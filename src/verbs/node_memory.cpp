@@ -13,11 +13,13 @@
 namespace lw {
 
 NodeMemory::NodeMemory(uint64_t host_bytes, uint64_t device_bytes, bool track_writes)
-    : track_writes_(track_writes),
+    // Only worth it when the memory will be handed on: elsewhere (a single
+    // run, a benchmark) the simulator's stores skip the bookkeeping.
+    : track_writes_(track_writes && NodeMemoryReuse::active()),
       host_bytes_(align_up(host_bytes, kCacheLine)),
       device_bytes_(align_up(device_bytes, kCacheLine)),
-      host_(host_bytes_, "host", track_writes),
-      device_(device_bytes_, "device", track_writes) {
+      host_(host_bytes_, "host", track_writes_),
+      device_(device_bytes_, "device", track_writes_) {
   LW_CHECK(host_bytes_ > kReservedBytes);
 }
 

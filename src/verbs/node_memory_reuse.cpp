@@ -129,6 +129,11 @@ NodeMemoryReuse::~NodeMemoryReuse() {
   delete p;
 }
 
+bool NodeMemoryReuse::active() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_pool != nullptr;
+}
+
 uint64_t NodeMemoryReuse::reused() const {
   std::lock_guard<std::mutex> lock(g_mu);
   return pool_ ? static_cast<Pool*>(pool_)->reused : 0;

@@ -37,7 +37,8 @@ class NodeMemory {
   // track_writes: its owner calls note_written() for every store it makes
   // through bytes()/word() (the simulator does), so that handing the memory
   // on (NodeMemoryReuse) zeroes the pages written instead of scanning every
-  // resident page, and keeps them resident for the next node.
+  // resident page, and keeps them resident for the next node. Only while a
+  // NodeMemoryReuse is in effect; otherwise note_written() does nothing.
   NodeMemory(uint64_t host_bytes, uint64_t device_bytes, bool track_writes = false);
   NodeMemory(const NodeMemory&) = delete;
   NodeMemory& operator=(const NodeMemory&) = delete;

@@ -34,6 +34,8 @@ class NodeMemoryReuse {
   NodeMemoryReuse& operator=(const NodeMemoryReuse&) = delete;
 
   uint64_t reused() const;          // mappings handed out again
+  // Whether one is in effect now (nodes made then note their writes).
+  static bool active();
   uint64_t kept_bytes() const;      // resident bytes of the mappings kept now
 
   // NodeMemory's side: a kept mapping of exactly `bytes`, or nullptr, with
