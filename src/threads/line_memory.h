@@ -238,7 +238,9 @@ class LineMemory {
   }
 
   NodeMemory mem_;
-  const uint64_t host_end_;
+  // The fields every access reads start a cache line of their own, wherever
+  // NodeMemory's size puts them.
+  alignas(kCacheLine) const uint64_t host_end_;
   const uint64_t device_bytes_;
   std::byte* host_ = nullptr;    // storage of offset kReservedBytes
   std::byte* device_ = nullptr;  // storage of offset kDeviceBase (null without device memory)
