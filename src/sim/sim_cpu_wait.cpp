@@ -49,7 +49,7 @@ bool Coroutine::cpu_wait(CpuWait* op, std::coroutine_handle<> waiter) {
   LW_CHECK(op->max_polls >= 1 && wait.op == nullptr);
   // The first load, as cpu_access queues it.
   thread->cur += sim->timing->cpu_access();
-  wait = CpuWaiter{.op = op, .node = static_cast<NodeId>(p.node), .offset = op->addr.offset(), .period = period};
+  wait = CpuWaiter{.op = op, .period = period};
   resume_point = waiter;
   sim->events.push(thread->cur, EventKind::kCpuAccess, this, kWaitPoll);
   return true;
@@ -60,7 +60,7 @@ bool Coroutine::cpu_wait(CpuWait* op, std::coroutine_handle<> waiter) {
 void SimBackend::Impl::on_cpu_poll(Coroutine* c) {
   CpuWaiter& w = c->wait;
   LW_CHECK(w.op != nullptr);
-  const uint64_t v = *memory[w.node]->mem.word(w.offset);
+  const uint64_t v = *memory[w.op->addr.node()]->mem.word(w.op->addr.offset());
   ++w.polls;
   if (v == w.op->value && w.polls < w.op->max_polls) {
     // What the resumed loop would do: the poll CPU, then the next load. Its

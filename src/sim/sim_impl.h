@@ -128,9 +128,7 @@ struct PartialWrite {
 // its loads are events, as a loop of cpu_load's would be, but the coroutine
 // resumes only after the last (sim_cpu_wait.cpp).
 struct CpuWaiter {
-  CpuWait* op = nullptr;  // the wait in progress, or null
-  NodeId node = 0;
-  uint64_t offset = 0;    // the word
+  CpuWait* op = nullptr;  // the wait in progress (its word: op->addr), or null
   Nanos period = 0;       // between loads (> 0)
   uint64_t polls = 0;     // loads made
 };

@@ -23,9 +23,9 @@ NodeMemory::NodeMemory(uint64_t host_bytes, uint64_t device_bytes, bool track_wr
   LW_CHECK(host_bytes_ > kReservedBytes);
 }
 
-NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what, bool track) : bytes_(bytes), track_(track) {
+NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what, bool track) : bytes_(bytes) {
   if (bytes == 0) return;
-  if (track_) written_.assign((((bytes + 4095) >> kPageShift) + 63) / 64, 0);
+  if (track) written_.assign(NodeMemoryReuse::bitmap_words(bytes), 0);
   if (void* kept = NodeMemoryReuse::take(bytes, &touched_)) {  // already zero
     base_ = static_cast<std::byte*>(kept);
     return;
@@ -51,7 +51,7 @@ NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what, bool track) : byt
 
 NodeMemory::Mapping::~Mapping() {
   if (base_ == nullptr) return;
-  if (!NodeMemoryReuse::give(base_, bytes_, track_ ? &written_ : nullptr, std::move(touched_)))
+  if (!NodeMemoryReuse::give(base_, bytes_, written_.empty() ? nullptr : &written_, std::move(touched_)))
     munmap(base_, bytes_);
 }
 

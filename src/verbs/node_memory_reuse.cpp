@@ -37,9 +37,7 @@ constexpr size_t kMaxKept = 64;
 std::mutex g_mu;
 Pool* g_pool = nullptr;  // the live NodeMemoryReuse's, under g_mu
 
-constexpr uint64_t kPage = 4096;  // NodeMemory's tracking unit
-
-uint64_t page_words(uint64_t bytes) { return ((bytes + kPage - 1) / kPage + 63) / 64; }
+constexpr uint64_t kPage = NodeMemoryReuse::kPageBytes;
 
 // Makes every byte of the mapping read zero, keeping the pages that were
 // written (resident and not all zero: zeroed here) and dropping the rest, so
@@ -171,11 +169,12 @@ bool NodeMemoryReuse::give(void* base, uint64_t bytes, const std::vector<uint64_
   }
   uint64_t resident = 0;
   try {
-    touched.resize(page_words(bytes), 0);
+    touched.resize(bitmap_words(bytes), 0);
   } catch (const std::bad_alloc&) {  // called from a destructor: unmap instead
     return false;
   }
-  if (written != nullptr && written->size() == touched.size()) {
+  if (written != nullptr) {
+    LW_CHECK(written->size() == touched.size());
     zero_written(base, bytes, *written, &touched);
     resident = count_pages(touched) * kPage;
     if (resident > max_resident / 2) {

@@ -24,6 +24,7 @@
 #include "latchwork/base/layout.h"
 #include "latchwork/base/status.h"
 #include "latchwork/verbs/host_image.h"
+#include "latchwork/verbs/node_memory_reuse.h"
 #include "latchwork/verbs/work_request.h"
 
 namespace lw {
@@ -111,8 +112,9 @@ class NodeMemory {
 
  private:
   // An anonymous private mapping of zero pages, unmapped (or handed on) on
-  // destruction. When tracked: which pages were written, and which ever were
-  // (written_, touched_: one bit per 4 KB page).
+  // destruction, with one bit per page (NodeMemoryReuse::kPageBytes) of
+  // what was written since (written_; tracked mappings only, else empty) and
+  // of what may be resident (touched_, handed along by NodeMemoryReuse).
   class Mapping {
    public:
     Mapping(uint64_t bytes, const char* what, bool track);
@@ -121,15 +123,14 @@ class NodeMemory {
     Mapping& operator=(const Mapping&) = delete;
     std::byte* get() const { return base_; }
     void note_written(uint64_t lo, uint64_t hi) {
-      for (uint64_t p = lo >> kPageShift, last = (hi - 1) >> kPageShift; p <= last; ++p)
+      constexpr uint64_t kPage = NodeMemoryReuse::kPageBytes;
+      for (uint64_t p = lo / kPage, last = (hi - 1) / kPage; p <= last; ++p)
         written_[p >> 6] |= uint64_t{1} << (p & 63);
     }
 
    private:
-    static constexpr unsigned kPageShift = 12;
     std::byte* base_ = nullptr;
     uint64_t bytes_ = 0;
-    bool track_ = false;
     std::vector<uint64_t> written_, touched_;
   };
 

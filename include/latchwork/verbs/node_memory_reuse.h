@@ -33,6 +33,10 @@ class NodeMemoryReuse {
   NodeMemoryReuse(const NodeMemoryReuse&) = delete;
   NodeMemoryReuse& operator=(const NodeMemoryReuse&) = delete;
 
+  // The unit of the page bitmaps below, and their length in words.
+  static constexpr uint64_t kPageBytes = 4096;
+  static uint64_t bitmap_words(uint64_t bytes) { return ((bytes + kPageBytes - 1) / kPageBytes + 63) / 64; }
+
   uint64_t reused() const;          // mappings handed out again
   // Whether one is in effect now (nodes made then note their writes).
   static bool active();
