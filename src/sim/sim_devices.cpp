@@ -131,7 +131,7 @@ void SimBackend::Impl::maybe_duplicate(const Op* op, Nanos at) {
   if (c.duplicate_percent == 0 || draw(100) >= c.duplicate_percent) return;
   sim::SwitchDuplicate d;
   d.client = op->qp;
-  d.who = op->who;
+  d.who = op->who();
   d.psn = op->psn;
   d.response = op->sw == SwitchPacket::kWriteTuple;
   d.kind = op->sw;

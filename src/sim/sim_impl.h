@@ -65,7 +65,7 @@ struct StoreSource {
 };
 
 // A NIC atomic between its read and its write-back (kept in its Op; the
-// node's open_windows finds the Op by word).
+// node's atomic_words finds the Op by word).
 struct AtomicWindow {
   // A store that the contract does not allow to be lost landed inside: the
   // atomic is then re-evaluated at write-back (linearised after that store).
@@ -78,41 +78,62 @@ struct AtomicWindow {
   std::vector<StoreSource> lost;
 };
 
-// A work request in flight.
-struct Op {
-  WorkRequest* wr = nullptr;  // where results go: the caller's, or `own`
-  WorkRequest own;            // copy for unsignaled fire-and-forget posts
+// A work request in flight. Hot fields first, in the order a verb touches
+// them: with thousands of requests in flight each line of an Op is a cache
+// miss, and a READ or WRITE touches only the first two lines, an atomic the
+// third as well. The rest (unsignaled posts, the switch, the verb trace) is
+// touched only by what needs it.
+struct alignas(kCacheLine) Op {
+  // Line 0: every verb, at post, at its memory events and at completion.
+  WorkRequest* wr = nullptr;   // where results go: the caller's, or `own`
+  Coroutine* waiter = nullptr;  // resumed by this op's completion
+  QueuePair* qp = nullptr;
+  WrRoute route;                // who posted it, to which memory node
+  uint64_t id = 0;
+  bool staged_read = false;  // a READ whose `payload` goes to wr->local at completion
+  bool has_window = false;
+  bool device = false;
+  bool atomic_writes = false;           // NIC atomics: what the read half computed
+  SwitchPacket sw = SwitchPacket::kNone;  // the switch's view of this request (§5.5)
+  uint32_t sw_map = 0;
+  // Line 1: every verb.
   // WRITE: the bytes sent, copied at post (with write_payload_late each line
   // is read again when the NIC fetches it). READ: the fetched bytes, held
   // until the response reaches the requester (`staged_read`).
   std::vector<std::byte> payload;
   const std::byte* target = nullptr;  // its first byte in node memory (host-side prefetch only)
-  Coroutine* waiter = nullptr;     // resumed by this op's completion
-  QueuePair* qp = nullptr;
-  WrRoute route;                   // who posted it, to which memory node
-  Placement who;                   // the posting coroutine
-  AccessTimes access;              // when the responder touches memory
-  AccessTimes booked;              // an atomic's times as the timing model booked them
-  uint64_t id = 0;
-  // NIC atomics: what the read half computed.
-  uint64_t atomic_new = 0;
-  bool atomic_writes = false;
-  bool has_window = false;
-  bool device = false;
-  bool staged_read = false;  // a READ whose `payload` goes to wr->local at completion
-  AtomicWindow window;       // while has_window, after the read half
-  // The switch's view of this request (§5.5): its packet type, and the
-  // Client-to-Tuple-ID / Client-to-Version entries kept until the response.
-  SwitchPacket sw = SwitchPacket::kNone;
-  uint32_t sw_map = 0;
-  uint64_t sw_tuple = 0;
-  uint64_t sw_version = 0;
-  uint64_t psn = 0;
+  AccessTimes access;                 // when the responder touches memory
   // For liveness reports and the verb trace (sim_tracking.cpp); never decide.
   Coroutine* poster = nullptr;  // set when posted
   Nanos posted = 0;
+  // Line 2: NIC atomics.
+  AccessTimes booked;     // an atomic's times as the timing model booked them
+  uint64_t atomic_new = 0;
+  AtomicWindow window;    // while has_window, after the read half
+  // Lines 3 and 4: the rest.
+  WorkRequest own;  // copy for unsignaled fire-and-forget posts
+  // The switch's Client-to-Tuple-ID / Client-to-Version entries, kept until
+  // the response.
+  uint64_t sw_tuple = 0;
+  uint64_t sw_version = 0;
+  uint64_t psn = 0;
   Nanos first_access = kNever;  // kept only while a verb trace is set
   Nanos last_access = kNever;
+
+  // The posting coroutine (its placement; not kept, to keep line 0 short).
+  inline Placement who() const;  // after Coroutine, below
+};
+static_assert(sizeof(Op) == 5 * kCacheLine);
+static_assert(offsetof(Op, sw_map) < kCacheLine, "line 0: what every verb touches");
+static_assert(offsetof(Op, payload) == kCacheLine && offsetof(Op, posted) < 2 * kCacheLine,
+              "line 1: what every verb touches");
+static_assert(offsetof(Op, window) + sizeof(AtomicWindow) <= 3 * kCacheLine, "line 2: atomics");
+
+// A word with NIC atomics in flight. The map holds only plain values: an
+// entry moves on every erase of its probe run.
+struct AtomicWord {
+  Nanos busy_until = 0;  // the last atomic booked on the word ends then
+  Op* open = nullptr;    // the atomic whose window is open there, if any
 };
 
 // A multi-line WRITE between its first and last line landing (relaxation
@@ -144,13 +165,13 @@ struct MemoryNode {
       : mem(bytes, dm, /*track_writes=*/true), kind(k) {}
   NodeMemory mem;
   NodeKind kind;
-  // The NIC's atomic unit serialises atomics on one word (by word offset).
-  // Entries that ended by the clock stay until a sweep (release_atomic_unit).
-  sim::FlatMap<Nanos> atomic_busy_until;
-  size_t busy_sweep_at = 1024;  // sweep when the map holds more entries
-  // Word offset -> the NIC atomic whose window is open there. The map holds
-  // only pointers: an entry moves on every erase of its probe run.
-  sim::FlatMap<Op*> open_windows;
+  // Word offset -> its NIC atomics in flight: the NIC's atomic unit
+  // serialises atomics on one word. An entry is made when the first is
+  // booked and leaves with the last (release_atomic_unit). One map for both
+  // fields: a CAS looks its word up four times, not eight.
+  sim::FlatMap<AtomicWord> atomic_words;
+  size_t atomic_sweep_at = 1024;  // sweep when the map holds more entries
+  size_t open_windows = 0;        // entries whose `open` is set
   std::vector<PartialWrite> partial_writes;  // relaxation log only
 };
 
@@ -256,6 +277,9 @@ struct SimBackend::Impl {
   void log_partial_fetch(sim::MemoryNode& m, const sim::Op* read, uint64_t lo, uint64_t hi);
   [[gnu::always_inline]] inline void release_atomic_unit(sim::MemoryNode& m, uint64_t word,
                                                        const sim::Op* op);  // sim_ops.cpp
+  // The same, with the word's entry found.
+  [[gnu::always_inline]] inline void release_unit_entry(sim::MemoryNode& m, sim::AtomicWord* a,
+                                                      const sim::Op* op);
   void schedule_atomic(sim::MemoryNode& m, sim::Op* op, bool device, Nanos earliest);
   // Inline (below): once per verb each.
   inline sim::Op* new_op();
@@ -350,6 +374,8 @@ struct Coroutine final : WorkerPort {
   bool finished = false;
   WorkerTrack track;  // its last completions, for blocked()
 };
+
+inline Placement Op::who() const { return poster->worker.placement(); }
 
 }  // namespace sim
 

@@ -135,7 +135,6 @@ bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
     }
     op->waiter = (waiter && i == n - 1) ? c : nullptr;
     op->route = t->route;
-    op->who = c->worker.placement();
     op->poster = c;
     op->posted = posted;
     schedule(op, posted);
@@ -271,16 +270,16 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
 void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, Nanos e) {
   const WorkRequest& wr = *op->wr;
   AccessTimes at = timed([&](auto& m) { return m.atomic(op->route, wr, device, e); });
-  // Entries of atomic_busy_until that ended by now may linger: they must
+  // An entry of atomic_words that ended by now (a sweep's leftover) must
   // never delay this one.
   LW_CHECK(at.begin >= now);
   op->booked = at;
   // Whatever the model does, atomics on one word never overlap (the contract:
   // NIC atomics are atomic against each other).
   const uint64_t word = wr.remote.offset();
-  Nanos* busy = m.atomic_busy_until.find(word);
-  if (busy != nullptr && *busy > at.begin) {
-    const Nanos shift = *busy - at.begin;
+  sim::AtomicWord* busy = m.atomic_words.find(word);
+  if (busy != nullptr && busy->busy_until > at.begin) {
+    const Nanos shift = busy->busy_until - at.begin;
     at.begin += shift;
     at.end += shift;
   }
@@ -295,16 +294,18 @@ void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, 
   if (op->has_window) events.push(at.end, EventKind::kAtomicWriteBack, op);
   // `busy` is still valid: nothing touched the map since the lookup.
   if (busy != nullptr) {
-    *busy = at.end;
+    busy->busy_until = at.end;
     return;
   }
-  m.atomic_busy_until.insert_absent(word, at.end);
-  if (m.atomic_busy_until.size() > m.busy_sweep_at) {
-    // Entries that ended by now delay nobody (every atomic booked from now
-    // on starts at or after now): drop them, and sweep again when the map
-    // has doubled, so each entry is swept O(1) times.
-    m.atomic_busy_until.erase_if([this](Nanos until) { return until <= now; });
-    m.busy_sweep_at = std::max<size_t>(1024, 2 * m.atomic_busy_until.size());
+  m.atomic_words.insert_absent(word, sim::AtomicWord{at.end, nullptr});
+  if (m.atomic_words.size() > m.atomic_sweep_at) {
+    // Entries leave with their atomics (release_atomic_unit); this bounds
+    // the map should any stay behind. Entries that ended by now delay nobody
+    // (every atomic booked from now on starts at or after now): drop them,
+    // and sweep again when the map has doubled.
+    m.atomic_words.erase_if(
+        [this](const sim::AtomicWord& a) { return a.busy_until <= now && a.open == nullptr; });
+    m.atomic_sweep_at = std::max<size_t>(1024, 2 * m.atomic_words.size());
   }
 }
 
@@ -340,8 +341,8 @@ void SimBackend::Impl::on_write_line(Op* op, uint32_t line) {
   m.mem.note_written(lo, hi);
   if (log && line != kAllLines) log_write_line(m, op, line);
   // Most stores meet no open atomic: skip building the record.
-  if (!m.open_windows.empty())
-    note_store(m, lo, hi, sem.atomic_loses_write, {op->who, "WRITE", wr.remote, wr.length, now});
+  if (m.open_windows != 0)
+    note_store(m, lo, hi, sem.atomic_loses_write, {op->who(), "WRITE", wr.remote, wr.length, now});
 }
 
 void SimBackend::Impl::on_write_fetch(Op* op, uint32_t line) {
@@ -360,11 +361,11 @@ void SimBackend::Impl::on_write_fetch(Op* op, uint32_t line) {
 void SimBackend::Impl::note_store(sim::MemoryNode& m, uint64_t lo, uint64_t hi, bool losable,
                                   const sim::StoreSource& src) {
   // A losable store needs no bookkeeping unless the log wants to name it.
-  if (m.open_windows.empty() || (losable && !log)) return;
+  if (m.open_windows == 0 || (losable && !log)) return;
   for (uint64_t w = lo / kWord * kWord; w < hi; w += kWord) {
-    Op** open = m.open_windows.find(w);
-    if (open == nullptr) continue;
-    sim::AtomicWindow* win = &(*open)->window;
+    const sim::AtomicWord* a = m.atomic_words.find(w);
+    if (a == nullptr || a->open == nullptr) continue;
+    sim::AtomicWindow* win = &a->open->window;
     if (losable || win->failed_cas) {
       if (!log) continue;
       win->lost.push_back(src);
@@ -407,8 +408,12 @@ void SimBackend::Impl::on_atomic_read(Op* op) {
   op->window.protected_store_seen = false;
   op->window.failed_cas = effect.failed_cas;
   op->window.lost.clear();
-  const bool inserted = m.open_windows.emplace(wr.remote.offset(), op).second;
-  LW_CHECK_MSG(inserted, "two NIC atomics overlapped on one word");
+  // schedule_atomic made the entry, and this atomic has not released it.
+  sim::AtomicWord* a = m.atomic_words.find(wr.remote.offset());
+  LW_CHECK(a != nullptr);
+  LW_CHECK_MSG(a->open == nullptr, "two NIC atomics overlapped on one word");
+  a->open = op;
+  ++m.open_windows;
 }
 
 void SimBackend::Impl::on_atomic_write_back(Op* op) {
@@ -417,8 +422,8 @@ void SimBackend::Impl::on_atomic_write_back(Op* op) {
   sim::MemoryNode& m = *memory[wr.remote.node()];
   const uint64_t off = wr.remote.offset();
   uint64_t* word = m.mem.word(off);
-  Op** open = m.open_windows.find(off);
-  LW_CHECK(open != nullptr && *open == op);
+  sim::AtomicWord* a = m.atomic_words.find(off);
+  LW_CHECK(a != nullptr && a->open == op);
   sim::AtomicWindow* win = &op->window;
   if (win->protected_store_seen) {
     // Linearise the atomic after the store it may not lose.
@@ -434,18 +439,27 @@ void SimBackend::Impl::on_atomic_write_back(Op* op) {
     m.mem.note_written(off, off + kWord);
   }
   if (log && op->atomic_writes && !win->lost.empty()) log_lost_stores(op, win->lost);
-  m.open_windows.erase_found(open);
-  release_atomic_unit(m, off, op);
+  a->open = nullptr;
+  --m.open_windows;
+  release_unit_entry(m, a, op);
 }
 
 void SimBackend::Impl::release_atomic_unit(sim::MemoryNode& m, uint64_t word, const Op* op) {
-  // A failed CAS gives back the rest of its reservation if nobody booked
-  // behind it. An entry that ended by now stays: it delays no later atomic
-  // (they all start at or after now), and keeping it saves an erase and an
-  // insert per atomic; schedule_atomic sweeps such entries in bulk.
-  Nanos* busy = m.atomic_busy_until.find(word);
-  if (busy == nullptr) return;
-  if (*busy > now && *busy == op->access.end) *busy = now;
+  // The last atomic booked on the word leaves with its entry: what it
+  // reserved ends now (a failed CAS gives back the rest of its reservation),
+  // and an entry that ends by now delays no later atomic (they all start at
+  // or after now). An atomic booked behind it keeps the entry; it will
+  // release it in turn. So the map holds only the words with an atomic in
+  // flight, and the sweep in schedule_atomic is a bound, not a routine.
+  sim::AtomicWord* a = m.atomic_words.find(word);
+  if (a != nullptr) release_unit_entry(m, a, op);
+}
+
+void SimBackend::Impl::release_unit_entry(sim::MemoryNode& m, sim::AtomicWord* a, const Op* op) {
+  if (a->busy_until == op->access.end) {
+    LW_CHECK(a->open == nullptr);
+    m.atomic_words.erase_found(a);
+  }
 }
 
 // Liveness bookkeeping (sim_tracking.h): the poster's last completions. It

@@ -40,7 +40,7 @@ void SimBackend::Impl::log_line_order(const sim::Op* op, const std::vector<Nanos
   size_t latest = 0;
   for (size_t i = 1; i < when.size(); ++i) {
     if (when[i] < when[latest]) {
-      log->add(event(when[i], when[latest], op->who, "read_lines_unordered",
+      log->add(event(when[i], when[latest], op->who(), "read_lines_unordered",
                      request(op) + " fetched line " + std::to_string(i) + " at " + ns(when[i]) +
                          " before line " + std::to_string(latest) + " at " + ns(when[latest]),
                      op->wr->remote, bytes_of(op)));
@@ -52,7 +52,7 @@ void SimBackend::Impl::log_line_order(const sim::Op* op, const std::vector<Nanos
   // between two of them (the snapshot is not one instant).
   const Nanos first = when.front(), last = when[latest];
   if (last > first)
-    log->add(event(first, last, op->who, "read_lines_unordered",
+    log->add(event(first, last, op->who(), "read_lines_unordered",
                    request(op) + " fetched its " + std::to_string(when.size()) +
                        " lines in address order but over " + ns(first) + " to " + ns(last) +
                        ", not at one instant",
@@ -62,14 +62,14 @@ void SimBackend::Impl::log_line_order(const sim::Op* op, const std::vector<Nanos
 void SimBackend::Impl::log_read_order(const sim::Op* op, Nanos first, Nanos last) {
   sim::ReadMark& prev = op->qp->slowest_read;
   if (prev.valid && first < prev.fetch) {
-    const std::string what = request(op) + " by " + who(op->who) + " fetched at " + ns(first) +
+    const std::string what = request(op) + " by " + who(op->who()) + " fetched at " + ns(first) +
                              ", before the earlier " + request(prev) + " by " + who(prev.who) +
                              " on the same queue pair fetched at " + ns(prev.fetch);
-    log->add(event(first, prev.fetch, op->who, "reads_unordered", what, op->wr->remote, bytes_of(op)));
-    if (prev.who.coroutine != op->who.coroutine)  // one queue pair: one thread
+    log->add(event(first, prev.fetch, op->who(), "reads_unordered", what, op->wr->remote, bytes_of(op)));
+    if (prev.who.coroutine != op->who().coroutine)  // one queue pair: one thread
       log->add(event(first, prev.fetch, prev.who, "reads_unordered", what, prev.addr, prev.length));
   }
-  if (!prev.valid || last > prev.fetch) prev = {true, op->who, op->wr->remote, op->wr->length, first, last};
+  if (!prev.valid || last > prev.fetch) prev = {true, op->who(), op->wr->remote, op->wr->length, first, last};
 }
 
 void SimBackend::Impl::log_overtaking(const sim::Op* op, Nanos effect) {
@@ -81,7 +81,7 @@ void SimBackend::Impl::log_overtaking(const sim::Op* op, Nanos effect) {
   // READ is the request affected: the event carries its bytes.
   log->add(event(effect, read.fetch, read.who, "read_overtaken",
                  request(read) + " by " + who(read.who) + " fetched at " + ns(read.fetch) +
-                     ", after the later " + request(op) + " by " + who(op->who) +
+                     ", after the later " + request(op) + " by " + who(op->who()) +
                      " on the same queue pair took effect at " + ns(effect),
                  read.addr, read.length));
 }
@@ -98,14 +98,14 @@ void SimBackend::Impl::log_lost_stores(const sim::Op* atomic,
   for (const sim::StoreSource& s : lost) {
     const bool cpu = s.kind[0] == 'C';
     const char* relaxation = failed_cas ? "failed_cas_writes_back" : cpu ? "atomic_loses_cpu" : "atomic_loses_write";
-    log->add(event(read, back, atomic->who, relaxation,
+    log->add(event(read, back, atomic->who(), relaxation,
                    std::string(name) + " at " + atomic->wr->remote.to_string() + " read at " +
                        ns(read) + " and" + wrote + ns(back) + " over the " + request(s) +
                        " by " + who(s.who) + " that landed at " + ns(s.at) + " (it is lost)",
                    atomic->wr->remote, 8));
     log->add(event(s.at, back, s.who, relaxation,
                    "its " + request(s) + " landed at " + ns(s.at) + " and was overwritten by the " +
-                       name + " of " + who(atomic->who) + " at " + atomic->wr->remote.to_string() +
+                       name + " of " + who(atomic->who()) + " at " + atomic->wr->remote.to_string() +
                        " (read at " + ns(read) + ", written back at " + ns(back) + ")",
                    s.addr, s.length));
   }
@@ -116,7 +116,7 @@ void SimBackend::Impl::log_write_line(sim::MemoryNode& m, const sim::Op* op, uin
   if (line == 0) {
     sim::PartialWrite p;
     p.op_id = op->id;
-    p.src = {op->who, "WRITE", op->wr->remote, op->wr->length, now};
+    p.src = {op->who(), "WRITE", op->wr->remote, op->wr->length, now};
     const uint64_t lo = op->wr->remote.offset();
     p.lines = static_cast<uint32_t>(line_of(lo + op->wr->length - 1) - line_of(lo) + 1);
     m.partial_writes.push_back(p);
@@ -134,8 +134,8 @@ void SimBackend::Impl::log_write_line(sim::MemoryNode& m, const sim::Op* op, uin
 
 void SimBackend::Impl::log_payload_late(const sim::Op* op, uint32_t line, uint64_t lo, uint64_t hi) {
   // Affected: whoever reads the WRITE's target; named by the writer's bytes.
-  log->add(event(op->posted, now, op->who, "write_payload_late",
-                 request(op) + " by " + who(op->who) + " posted at " + ns(op->posted) +
+  log->add(event(op->posted, now, op->who(), "write_payload_late",
+                 request(op) + " by " + who(op->who()) + " posted at " + ns(op->posted) +
                      ": the NIC read line " + std::to_string(line) + " of its source at " + ns(now) +
                      " and sent bytes " + std::to_string(lo) + ".." + std::to_string(hi) +
                      " changed since the post",
@@ -148,8 +148,8 @@ void SimBackend::Impl::log_partial_fetch(sim::MemoryNode& m, const sim::Op* read
     const uint64_t wlo = p.src.addr.offset(), whi = wlo + p.src.length;
     if (hi <= wlo || whi <= lo || p.last_reader == read->id) continue;
     p.last_reader = read->id;
-    log->add(event(p.src.at, now, read->who, "write_lines_staggered",
-                   request(read) + " by " + who(read->who) + " fetched at " + ns(now) +
+    log->add(event(p.src.at, now, read->who(), "write_lines_staggered",
+                   request(read) + " by " + who(read->who()) + " fetched at " + ns(now) +
                        " while the " + request(p.src) + " by " + who(p.src.who) + " had landed " +
                        std::to_string(p.landed) + " of " + std::to_string(p.lines) +
                        " lines (the first at " + ns(p.src.at) + ")",

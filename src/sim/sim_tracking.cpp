@@ -67,7 +67,7 @@ struct InFlight {
 VerbRecord record_of(const Op& op) {
   const WorkRequest& wr = *op.wr;
   VerbRecord r;
-  r.who = op.who;
+  r.who = op.who();
   r.opcode = wr.opcode;
   r.remote = wr.remote;
   r.length = sim::verb_length(wr);
