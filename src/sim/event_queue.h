@@ -63,6 +63,30 @@ class EventQueue {
     return true;
   }
 
+  // The targets and kinds of up to `k` events after the next, in pop order,
+  // as far as the current block holds them; returns how many. A hint for
+  // prefetching further ahead.
+  uint32_t peek_after_next(uint32_t k, void** targets, EventKind* kinds) const {
+    if (!near_.any()) return 0;
+    uint32_t slot = near_.first();
+    uint32_t at = nodes_[slots_[slot].head].next;
+    uint32_t got = 0;
+    while (got < k) {
+      if (at == kNil) {
+        if (slot + 1 == kSlots) break;
+        const uint32_t later = near_.first_from(slot + 1);
+        if (later <= slot) break;  // first_from wrapped: nothing after `slot`
+        slot = later;
+        at = slots_[slot].head;
+      }
+      targets[got] = nodes_[at].target;
+      kinds[got] = nodes_[at].kind;
+      ++got;
+      at = nodes_[at].next;
+    }
+    return got;
+  }
+
   [[gnu::always_inline]] Event pop() {
     LW_CHECK(size_ > 0);
     if (!near_.any()) enter_block(next_.any() ? next_block() : far_.top().time >> kBits);

@@ -21,33 +21,57 @@ void LruCache::push_front(uint32_t e) {
   head_ = e;
 }
 
-bool LruCache::touch(uint64_t id) {
-  if (const uint32_t* e = where_.find(id)) {
-    if (*e != head_) {
-      const uint32_t hit = *e;
-      unlink(hit);
-      push_front(hit);
-    }
-    return true;
+void LruCache::remember(uint64_t id, uint32_t e) {
+  if (id < kDirect) {
+    if (id >= direct_.size()) direct_.resize(id + 1, kNil);
+    direct_[id] = e;
+  } else {
+    where_.emplace(id, e);
   }
+}
+
+void LruCache::forget(uint64_t id) {
+  if (id < kDirect) {
+    LW_CHECK(id < direct_.size() && direct_[id] != kNil);
+    direct_[id] = kNil;
+  } else {
+    LW_CHECK(where_.erase(id));
+  }
+}
+
+void LruCache::link_by_stamp() {
+  // Stamps are distinct (one tick per touch): most recent first.
+  std::vector<uint32_t> order(used_);
+  for (uint32_t e = 0; e < used_; ++e) order[e] = e;
+  std::sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) { return stamp_[a] > stamp_[b]; });
+  prev_.assign(used_, kNil);
+  next_.assign(used_, kNil);
+  head_ = tail_ = kNil;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) push_front(*it);
+  std::vector<uint64_t>().swap(stamp_);
+  listed_ = true;
+}
+
+bool LruCache::miss(uint64_t id) {
   ++misses_;
   if (capacity_ == 0) return false;  // holds nothing
   uint32_t e;
   if (used_ < capacity_) {
     // Entries grow with the ids seen: a cache sized 2^24 costs only what is used.
+    LW_CHECK(!listed_);
     e = static_cast<uint32_t>(used_++);
-    id_.push_back(0);
-    prev_.push_back(kNil);
-    next_.push_back(kNil);
+    id_.push_back(id);
+    stamp_.push_back(++tick_);
   } else {
     // Full: the least recently used entry makes room.
+    if (!listed_) link_by_stamp();
     e = tail_;
-    LW_CHECK(where_.erase(id_[e]));
+    forget(id_[e]);
     unlink(e);
+    id_[e] = id;
+    push_front(e);
   }
-  id_[e] = id;
-  push_front(e);
-  where_.emplace(id, e);
+  remember(id, e);
   return false;
 }
 

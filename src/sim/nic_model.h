@@ -14,27 +14,54 @@
 namespace lw::sim {
 
 // Least-recently-used set of ids with a fixed capacity (a NIC context cache):
-// entries in arrays (grown up to the capacity as ids arrive) linked by index,
-// found through a flat map.
+// entries in arrays (grown up to the capacity as ids arrive), found through a
+// direct table for small ids (QP numbers) and a flat map for the rest.
+// Until the cache is first full nothing is evicted, so recency is only a
+// stamp per entry (a hit is one store); the first eviction links the entries
+// by stamp into the recency list that exact LRU needs from then on.
 class LruCache {
  public:
   explicit LruCache(size_t capacity);
   // Touches `id`; returns true on a hit.
-  bool touch(uint64_t id);
+  bool touch(uint64_t id) {
+    const uint32_t e = lookup(id);
+    if (e == kNil) return miss(id);
+    if (!listed_) {
+      stamp_[e] = ++tick_;
+    } else if (e != head_) {
+      unlink(e);
+      push_front(e);
+    }
+    return true;
+  }
   uint64_t misses() const { return misses_; }
   size_t size() const { return used_; }
 
  private:
   static constexpr uint32_t kNil = ~uint32_t{0};
+  static constexpr uint64_t kDirect = uint64_t{1} << 16;  // ids below: direct_
+  uint32_t lookup(uint64_t id) {
+    if (id < kDirect) return id < direct_.size() ? direct_[id] : kNil;
+    const uint32_t* e = where_.find(id);
+    return e == nullptr ? kNil : *e;
+  }
+  bool miss(uint64_t id);
+  void remember(uint64_t id, uint32_t e);
+  void forget(uint64_t id);
+  void link_by_stamp();
   void unlink(uint32_t e);
   void push_front(uint32_t e);
 
   size_t capacity_;
   std::vector<uint64_t> id_;              // entry -> id
+  std::vector<uint64_t> stamp_;           // entry -> last touch, until listed_
+  uint64_t tick_ = 0;
+  bool listed_ = false;                   // the recency list is in use (the cache was full)
   std::vector<uint32_t> prev_, next_;     // recency list, most recent first
   uint32_t head_ = kNil, tail_ = kNil;
   size_t used_ = 0;                       // entries in use (<= capacity)
-  FlatMap<uint32_t> where_;               // id -> entry
+  std::vector<uint32_t> direct_;          // id < kDirect -> entry, kNil none
+  FlatMap<uint32_t> where_;               // other ids -> entry
   uint64_t misses_ = 0;
 };
 

@@ -101,7 +101,9 @@ struct alignas(kCacheLine) Op {
   // is read again when the NIC fetches it). READ: the fetched bytes, held
   // until the response reaches the requester (`staged_read`).
   std::vector<std::byte> payload;
-  const std::byte* target = nullptr;  // its first byte in node memory (host-side prefetch only)
+  // Its first byte in node memory (while it is scheduled on a memory node):
+  // the memory events use it, so their access does not wait for `wr`.
+  std::byte* target = nullptr;
   AccessTimes access;                 // when the responder touches memory
   // For liveness reports and the verb trace (sim_tracking.cpp); never decide.
   Coroutine* poster = nullptr;  // set when posted

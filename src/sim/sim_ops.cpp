@@ -59,13 +59,34 @@ uint64_t seen_value(const Op& op) {
 }  // namespace
 
 void SimBackend::Impl::prefetch_next() {
-  // With thousands of requests in flight, the next event's op and the node
-  // memory it touches are rarely in cache: load the op now and prefetch the
-  // memory, so both overlap with the current event's work.
+  // With thousands of requests in flight, the ops of the coming events and
+  // the node memory they touch are rarely in cache. A line takes longer to
+  // arrive than an event takes to run, so the prefetches run ahead: the op
+  // six events ahead; three ahead (its op fetched three pops ago) its memory
+  // and work request; the next event's as before. At 32 compute nodes x 64
+  // workers this took 6% off each verb (six and three beat two and one, and
+  // twelve and six); one node's cost did not move.
   // A small agenda's ops and memory stay in cache: nothing to gain there.
   if (events.size() < 512) return;
   sim::Event next;
   if (!events.peek_near(&next)) return;
+  constexpr uint32_t kOpAhead = 6, kMemoryAhead = 3;
+  void* ahead[kOpAhead];
+  EventKind kinds[kOpAhead];
+  const uint32_t n = events.peek_after_next(kOpAhead, ahead, kinds);
+  if (n == kOpAhead) __builtin_prefetch(ahead[kOpAhead - 1]);
+  if (n >= kMemoryAhead) {
+    switch (kinds[kMemoryAhead - 1]) {
+      case EventKind::kReadLines: case EventKind::kWriteLine:
+      case EventKind::kAtomicRead: case EventKind::kAtomicWriteBack: {
+        const Op* op = static_cast<const Op*>(ahead[kMemoryAhead - 1]);
+        __builtin_prefetch(op->target);
+        __builtin_prefetch(op->wr);
+        break;
+      }
+      default: break;
+    }
+  }
   switch (next.kind) {
     case EventKind::kReadLines:
     case EventKind::kWriteLine:
@@ -312,20 +333,21 @@ void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, 
 void SimBackend::Impl::on_read_lines(Op* op, uint32_t line) {
   const WorkRequest& wr = *op->wr;
   sim::MemoryNode& m = *memory[wr.remote.node()];
-  NodeMemory& mem = m.mem;
   // Into the staged response; on_complete delivers it.
   LW_CHECK(op->staged_read && op->payload.size() == wr.length);
+  LW_CHECK(op->target == m.mem.bytes(wr.remote.offset()));
   std::byte* dst = op->payload.data();
   if (line == kAllLines) {
     if (log && !m.partial_writes.empty())
       log_partial_fetch(m, op, wr.remote.offset(), wr.remote.offset() + wr.length);
-    copy_bytes(dst, mem.bytes(wr.remote.offset()), wr.length);
+    copy_bytes(dst, op->target, wr.length);
     return;
   }
   uint64_t lo, hi;
   line_range(wr, line, &lo, &hi);
   if (log && !m.partial_writes.empty()) log_partial_fetch(m, op, lo, hi);
-  std::memcpy(dst + (lo - wr.remote.offset()), mem.bytes(lo), hi - lo);
+  const uint64_t at = lo - wr.remote.offset();
+  std::memcpy(dst + at, op->target + at, hi - lo);
 }
 
 void SimBackend::Impl::on_write_line(Op* op, uint32_t line) {
@@ -337,7 +359,9 @@ void SimBackend::Impl::on_write_line(Op* op, uint32_t line) {
   sim::MemoryNode& m = *memory[wr.remote.node()];
   uint64_t lo = wr.remote.offset(), hi = lo + wr.length;
   if (line != kAllLines) line_range(wr, line, &lo, &hi);
-  copy_bytes(m.mem.bytes(lo), op->payload.data() + (lo - wr.remote.offset()), hi - lo);
+  LW_CHECK(op->target == m.mem.bytes(wr.remote.offset()));
+  const uint64_t at = lo - wr.remote.offset();
+  copy_bytes(op->target + at, op->payload.data() + at, hi - lo);
   m.mem.note_written(lo, hi);
   if (log && line != kAllLines) log_write_line(m, op, line);
   // Most stores meet no open atomic: skip building the record.
@@ -378,9 +402,10 @@ void SimBackend::Impl::note_store(sim::MemoryNode& m, uint64_t lo, uint64_t hi, 
 }
 
 void SimBackend::Impl::on_atomic_read(Op* op) {
+  uint64_t* word = reinterpret_cast<uint64_t*>(op->target);
   WorkRequest& wr = *op->wr;
   sim::MemoryNode& m = *memory[wr.remote.node()];
-  uint64_t* word = m.mem.word(wr.remote.offset());
+  LW_CHECK(word == m.mem.word(wr.remote.offset()));
   const uint64_t old = *word;
   wr.old_value = old;
   const sim::AtomicEffect effect = sim::atomic_effect(sem, wr, old, &op->atomic_new);
@@ -421,7 +446,8 @@ void SimBackend::Impl::on_atomic_write_back(Op* op) {
   WorkRequest& wr = *op->wr;
   sim::MemoryNode& m = *memory[wr.remote.node()];
   const uint64_t off = wr.remote.offset();
-  uint64_t* word = m.mem.word(off);
+  uint64_t* word = reinterpret_cast<uint64_t*>(op->target);
+  LW_CHECK(word == m.mem.word(off));
   sim::AtomicWord* a = m.atomic_words.find(off);
   LW_CHECK(a != nullptr && a->open == op);
   sim::AtomicWindow* win = &op->window;
