@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "latchwork/base/assert.h"
+#include "latchwork/runtime/frame_pool.h"
 
 namespace lw {
 
@@ -29,6 +30,10 @@ class [[nodiscard]] Task;
 namespace detail {
 
 struct TaskPromiseBase {
+  // Frames come from the thread's pool (frame_pool.h), not from malloc.
+  static void* operator new(std::size_t bytes) { return allocate_frame(bytes); }
+  static void operator delete(void* p, std::size_t bytes) noexcept { free_frame(p, bytes); }
+
   std::coroutine_handle<> continuation = std::noop_coroutine();
 
   std::suspend_always initial_suspend() noexcept { return {}; }
