@@ -279,6 +279,9 @@ struct SimBackend::Impl {
   void log_partial_fetch(sim::MemoryNode& m, const sim::Op* read, uint64_t lo, uint64_t hi);
   [[gnu::always_inline]] inline void release_atomic_unit(sim::MemoryNode& m, uint64_t word,
                                                        const sim::Op* op);  // sim_ops.cpp
+  // Up to this many entries, one whose atomics have all ended stays in the
+  // map (release_unit_entry).
+  static constexpr size_t kLingeringWords = 64;
   // The same, with the word's entry found.
   [[gnu::always_inline]] inline void release_unit_entry(sim::MemoryNode& m, sim::AtomicWord* a,
                                                       const sim::Op* op);

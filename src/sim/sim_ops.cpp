@@ -471,21 +471,27 @@ void SimBackend::Impl::on_atomic_write_back(Op* op) {
 }
 
 void SimBackend::Impl::release_atomic_unit(sim::MemoryNode& m, uint64_t word, const Op* op) {
-  // The last atomic booked on the word leaves with its entry: what it
-  // reserved ends now (a failed CAS gives back the rest of its reservation),
-  // and an entry that ends by now delays no later atomic (they all start at
-  // or after now). An atomic booked behind it keeps the entry; it will
-  // release it in turn. So the map holds only the words with an atomic in
-  // flight, and the sweep in schedule_atomic is a bound, not a routine.
   sim::AtomicWord* a = m.atomic_words.find(word);
   if (a != nullptr) release_unit_entry(m, a, op);
 }
 
 void SimBackend::Impl::release_unit_entry(sim::MemoryNode& m, sim::AtomicWord* a, const Op* op) {
-  if (a->busy_until == op->access.end) {
-    LW_CHECK(a->open == nullptr);
-    m.atomic_words.erase_found(a);
+  // Only the last atomic booked on the word ends its reservation; one booked
+  // behind it keeps the entry and releases it in turn. What the last
+  // reserved ends now (a failed CAS gives back the rest), and an entry that
+  // ends by now delays no later atomic (they all start at or after now).
+  if (a->busy_until != op->access.end) return;
+  LW_CHECK(a->open == nullptr);
+  if (m.atomic_words.size() <= kLingeringWords) {
+    // A few words, used again and again (locks, counters): the entry stays,
+    // which saves an erase and an insert per atomic.
+    a->busy_until = now;
+    return;
   }
+  // Many words (atomics spread over a table): the entry leaves, so the map
+  // holds the words with an atomic in flight and the sweep in
+  // schedule_atomic is a bound, not a routine.
+  m.atomic_words.erase_found(a);
 }
 
 // Liveness bookkeeping (sim_tracking.h): the poster's last completions. It
