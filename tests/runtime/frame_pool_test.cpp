@@ -20,7 +20,7 @@ using detail::FramePool;
 
 TEST(FramePool, ReusesAFreedBlockOfTheSameClass) {
   FramePool pool;
-  void* a = pool.allocate(100);  // class 2 (65..128 bytes)
+  void* a = pool.allocate(100);  // class 1 (65..128 bytes)
   std::memset(a, 0xab, 100);
   pool.release(a, 100);
   EXPECT_EQ(pool.allocate(128), a);  // same class: the same block
@@ -59,9 +59,15 @@ TEST(FramePool, KeepsAtMostKKeepBlocksPerClassAndNoLargeFrames) {
   EXPECT_EQ(reused, FramePool::kKeep);
   for (void* p : again) pool.release(p, 200);
 
-  // A frame above the largest class is not kept.
-  void* big = pool.allocate(FramePool::kClasses * FramePool::kGrain + 1);
-  pool.release(big, FramePool::kClasses * FramePool::kGrain + 1);
+  // The largest class holds 4 KB frames; one byte more is not kept.
+  constexpr size_t kLargest = FramePool::kClasses * FramePool::kGrain;
+  void* largest = pool.allocate(kLargest);
+  pool.release(largest, kLargest);
+  EXPECT_EQ(pool.allocate(kLargest), largest);
+  pool.release(largest, kLargest);
+  void* big = pool.allocate(kLargest + 1);
+  std::memset(big, 0, kLargest + 1);
+  pool.release(big, kLargest + 1);
 }
 
 Task<uint64_t> sum_to(uint64_t n) {

@@ -12,32 +12,45 @@
 // thread than the one that made it joins that thread's list, which is fine:
 // every block is its own allocation. The lists are bounded (kKeep blocks per
 // class, larger frames are not kept), and a thread's blocks are freed when
-// it exits. Under AddressSanitizer frames are plain allocations, so a use of
-// a destroyed frame is still caught.
+// it exits; a frame freed after that (a static destructor's) is deleted.
+// Under AddressSanitizer (GCC's or Clang's) frames are plain allocations, so
+// a use of a destroyed frame is still caught.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <new>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define LW_FRAME_POOL 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LW_FRAME_POOL 0
+#endif
+#endif
+#ifndef LW_FRAME_POOL
+#define LW_FRAME_POOL 1
+#endif
+
 namespace lw::detail {
 
 class FramePool {
  public:
   static constexpr size_t kGrain = 64;     // size classes: multiples of a cache line
-  static constexpr size_t kClasses = 64;   // frames up to 4 KB are kept
+  static constexpr size_t kClasses = 64;   // class c: blocks of (c + 1) * 64 bytes, up to 4 KB
   static constexpr uint32_t kKeep = 1024;  // free blocks kept per class
 
   FramePool() = default;
   FramePool(const FramePool&) = delete;
   FramePool& operator=(const FramePool&) = delete;
   ~FramePool() {
-    for (Free*& head : free_) {
-      while (head != nullptr) {
-        Free* next = head->next;
-        ::operator delete(head, std::align_val_t{kGrain});
-        head = next;
+    for (size_t c = 0; c < kClasses; ++c) {
+      while (free_[c] != nullptr) {
+        Free* next = free_[c]->next;
+        ::operator delete(free_[c], std::align_val_t{kGrain});
+        free_[c] = next;
       }
+      count_[c] = 0;
     }
   }
 
@@ -49,8 +62,9 @@ class FramePool {
         --count_[c];
         return f;
       }
+      return ::operator new((c + 1) * kGrain, std::align_val_t{kGrain});
     }
-    return ::operator new(c * kGrain, std::align_val_t{kGrain});
+    return ::operator new(bytes, std::align_val_t{kGrain});
   }
 
   void release(void* p, size_t bytes) noexcept {
@@ -65,35 +79,51 @@ class FramePool {
     ++count_[c];
   }
 
-  static FramePool& mine() {
-    thread_local FramePool pool;
-    return pool;
+  // The calling thread's pool, or null once it has been destroyed (the
+  // thread is exiting).
+  static FramePool* mine() {
+    if (gone()) return nullptr;
+    struct Owner {
+      FramePool pool;
+      ~Owner() { gone() = true; }  // runs before `pool` is destroyed
+    };
+    thread_local Owner owner;
+    return &owner.pool;
   }
 
  private:
   struct Free {
     Free* next;
   };
-  static size_t class_of(size_t bytes) { return (bytes + kGrain - 1) / kGrain; }
+  // Sizes 1..64 are class 0, 65..128 class 1, ...; a frame is never empty.
+  static size_t class_of(size_t bytes) { return bytes == 0 ? 0 : (bytes - 1) / kGrain; }
+  // Whether the thread's pool has been destroyed. Trivially destructible,
+  // so it outlives the pool.
+  static bool& gone() {
+    thread_local bool flag = false;
+    return flag;
+  }
 
   Free* free_[kClasses] = {};
   uint32_t count_[kClasses] = {};
 };
 
 inline void* allocate_frame(size_t bytes) {
-#if defined(__SANITIZE_ADDRESS__)
-  return ::operator new(bytes);
+#if LW_FRAME_POOL
+  if (FramePool* pool = FramePool::mine()) return pool->allocate(bytes);
+  return ::operator new(bytes, std::align_val_t{FramePool::kGrain});
 #else
-  return FramePool::mine().allocate(bytes);
+  return ::operator new(bytes);
 #endif
 }
 
 inline void free_frame(void* p, size_t bytes) noexcept {
-#if defined(__SANITIZE_ADDRESS__)
+#if LW_FRAME_POOL
+  if (FramePool* pool = FramePool::mine()) return pool->release(p, bytes);
+  ::operator delete(p, std::align_val_t{FramePool::kGrain});
+#else
   (void)bytes;
   ::operator delete(p);
-#else
-  FramePool::mine().release(p, bytes);
 #endif
 }
 
