@@ -169,8 +169,9 @@ struct MemoryNode {
   NodeKind kind;
   // Word offset -> its NIC atomics in flight: the NIC's atomic unit
   // serialises atomics on one word. An entry is made when the first is
-  // booked and leaves with the last (release_atomic_unit). One map for both
-  // fields: a CAS looks its word up four times, not eight.
+  // booked and leaves with the last, unless the map is small enough to keep
+  // it (release_unit_entry). One map for both fields: a CAS looks its word
+  // up four times, not eight.
   sim::FlatMap<AtomicWord> atomic_words;
   size_t atomic_sweep_at = 1024;  // sweep when the map holds more entries
   size_t open_windows = 0;        // entries whose `open` is set

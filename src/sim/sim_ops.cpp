@@ -291,8 +291,8 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
 void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, Nanos e) {
   const WorkRequest& wr = *op->wr;
   AccessTimes at = timed([&](auto& m) { return m.atomic(op->route, wr, device, e); });
-  // An entry of atomic_words that ended by now (a sweep's leftover) must
-  // never delay this one.
+  // An entry of atomic_words that ended by now (kept by release_unit_entry
+  // or left for a sweep) must never delay this one.
   LW_CHECK(at.begin >= now);
   op->booked = at;
   // Whatever the model does, atomics on one word never overlap (the contract:
@@ -320,8 +320,8 @@ void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, 
   }
   m.atomic_words.insert_absent(word, sim::AtomicWord{at.end, nullptr});
   if (m.atomic_words.size() > m.atomic_sweep_at) {
-    // Entries leave with their atomics (release_atomic_unit); this bounds
-    // the map should any stay behind. Entries that ended by now delay nobody
+    // In a large map entries leave with their atomics (release_unit_entry);
+    // this bounds it should any stay behind. Entries that ended by now delay nobody
     // (every atomic booked from now on starts at or after now): drop them,
     // and sweep again when the map has doubled.
     m.atomic_words.erase_if(
