@@ -166,6 +166,9 @@ std::string ShermanRunOptions::validate(const ClusterConfig& c) const {
                               warmup_ns > ClusterConfig::kMaxLatencyNs))
     return "the measurement window must be in (0, 1 s] and the warm-up in [0, 1 s] of virtual time";
   if (ops_per_worker > max_ops_per_worker) return "ops per worker above the loop bound";
+  if (drain_ns > ClusterConfig::kMaxLatencyNs) return "the drain after the window must be at most 1 s of virtual time";
+  if (drain_ns > 0 && (ops_per_worker > 0 || verify))
+    return "a drain deadline needs the measurement window and no --verify (writes in flight at the deadline)";
   if (c.total_workers() * ClusterConfig::kMaxBatchWrs > uint64_t{c.queue_depth} * c.total_compute_threads())
     return "each coroutine needs " + std::to_string(ClusterConfig::kMaxBatchWrs) +
            " work requests of its thread's queue pair: raise queue_depth or lower --coroutines";
@@ -192,6 +195,14 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
   std::string err;
   ClusterConfig mine = cluster;
   mine.seed = process_seed(cluster.seed, o.process_index);
+  // The drain deadline rides on the virtual-time budget; a stop there is
+  // told from the event budget's by the events processed (run below).
+  Nanos deadline = 0;
+  if (o.drain_ns > 0 && mine.backend == "sim") {
+    deadline = o.warmup_ns + o.measure_ns + o.drain_ns;
+    if (deadline < mine.budget.max_virtual_ns) mine.budget.max_virtual_ns = deadline;
+    else deadline = 0;  // the configured budget comes first: it stays a budget
+  }
   std::unique_ptr<Backend> backend = make_backend(mine, &err);
   LW_CHECK_MSG(backend, err);
   const ClusterConfig& c = backend->config();
@@ -247,17 +258,27 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
   // Counted as operations complete, so that a run stopped at its event
   // budget (o.collapse_at_budget) still reports what its window did.
   std::atomic<uint64_t> window_ops{0}, any_failed{0};
+  // Each coroutine's tally lives here, not in its frame, so that a run
+  // stopped at the drain deadline still has the tallies of coroutines that
+  // were in an operation (merged after the run; `merged` marks the rest).
+  std::vector<Tally> tallies(workers);
+  std::vector<std::unordered_map<uint64_t, uint64_t>> writes(workers);
+  std::vector<char> merged(workers, 0);
+  std::atomic<Nanos> last_window_end{0};
   backend->spawn_compute([&](Worker& w) -> Task<void> {
     smart::Context ctx(rt, w);
     const Placement& p = w.placement();
     const uint64_t index = (uint64_t{p.node} * c.threads_per_node + p.thread) * c.coroutines_per_thread + p.coroutine;
     const uint64_t writer = first_writer + index;
     const bool inserter = writer % 2 == 0;  // range-write: even coroutines insert
-    Tally t;
-    std::unordered_map<uint64_t, uint64_t> written;
+    LW_CHECK(index < workers);
+    Tally& t = tallies[index];
+    std::unordered_map<uint64_t, uint64_t>& written = writes[index];
     std::vector<std::pair<uint64_t, uint64_t>> out;
     const Nanos start = w.now();
     const Nanos window_begin = start + o.warmup_ns, window_end = window_begin + o.measure_ns;
+    for (Nanos seen = last_window_end.load(); seen < window_end && !last_window_end.compare_exchange_weak(seen, window_end);) {
+    }
     uint64_t seq = 0;
     const uint64_t limit = fixed ? o.ops_per_worker : o.max_ops_per_worker;
     for (uint64_t i = 0; i < limit; ++i) {
@@ -374,9 +395,21 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
       }
     }
     totals.add(t, written);
+    merged[index] = 1;
   });
   const RunStats stats = backend->run();
-  if (!stats.budget_exhausted.empty() && o.collapse_at_budget && !fixed) {
+  const bool drained = deadline > 0 && !stats.budget_exhausted.empty() && stats.events < c.budget.max_events;
+  if (drained) {
+    // Exact only if every window had closed: events up to the deadline all ran.
+    LW_CHECK_MSG(last_window_end.load() <= deadline,
+                 "a coroutine's window closed after the drain deadline: raise drain_ns");
+    for (uint64_t i = 0; i < workers; ++i) {
+      if (merged[i]) continue;
+      totals.add(tallies[i], writes[i]);
+      ++r.drained_workers;
+    }
+  }
+  if (!drained && !stats.budget_exhausted.empty() && o.collapse_at_budget && !fixed) {
     // A collapsed point (e.g. every READ past version_wrap_ns, retried until
     // max_attempts): report what the window completed and why it stopped,
     // not a result. Latencies and shares are of the workers that finished.
@@ -394,7 +427,7 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
     r.error = "collapsed: " + stats.budget_exhausted;
     return r;
   }
-  require_within_budget(stats);
+  if (!drained) require_within_budget(stats);
   std::string done_error;
   if (several) done_error = backend->barrier(o.shared_name + "/btree-done", o.processes, o.barrier_timeout_ms);
 
@@ -531,6 +564,7 @@ std::string ShermanRunResult::to_json() const {
       {"keys_checked_exact", keys_checked_exact},
       {"verified", verified},
       {"collapsed", collapsed},
+      {"drained_workers", drained_workers},
       {"trace_hash", hash}};
   if (!error.empty()) j["error"] = error;
   return j.dump();
@@ -558,6 +592,7 @@ PerfResult ShermanRunResult::to_perf_result() const {
   p.counters["btree.lock_on_chip"] = lock_on_chip ? 1 : 0;
   p.counters["btree.height"] = height;
   p.counters["btree.collapsed"] = collapsed ? 1 : 0;
+  p.counters["btree.drained_workers"] = static_cast<double>(drained_workers);
   p.counters["btree.failed"] = static_cast<double>(failed);
   p.counters["btree.wrap_retries"] = static_cast<double>(tree.wrap_retries);
   p.trace_hash = trace_hash;

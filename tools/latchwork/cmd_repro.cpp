@@ -88,6 +88,15 @@ void print_comparison(const ReproResult& r) {
     if (p.same_run_as >= 0 || r.results[i].error.empty()) continue;
     std::printf("point %s at x=%g: %s\n", p.series.c_str(), p.x, r.results[i].error.c_str());
   }
+  // Runs stopped at their drain deadline (complete window, stragglers cut).
+  for (size_t i = 0; i < r.results.size(); ++i) {
+    const ReproPoint& p = r.figure->points[i];
+    const auto d = r.results[i].counters.find("btree.drained_workers");
+    if (p.same_run_as >= 0 || d == r.results[i].counters.end() || d->second == 0) continue;
+    std::printf("point %s at x=%g: stopped at its drain deadline with %.0f of %llu coroutines in an operation "
+                "(the window's results are complete; what came after it was not run)\n",
+                p.series.c_str(), p.x, d->second, static_cast<unsigned long long>(r.results[i].workers));
+  }
   if (!r.figure->notes.empty()) std::printf("notes: %s\n", r.figure->notes.c_str());
   std::printf("%llu simulated verbs in %.2f s (%.2f M verbs per wall second)\n",
               static_cast<unsigned long long>(r.verbs), r.wall_seconds,

@@ -40,6 +40,15 @@ struct ShermanRunOptions {
   // throwing RunBudgetExhausted. For figures: a livelocked point (operations
   // retrying until max_attempts) must not abort the others.
   bool collapse_at_budget = false;
+  // >0, windowed simulator runs: the run stops this long after the window
+  // closes (warm-up + measure + drain of virtual time), even with
+  // operations in flight. Nothing after the window enters the window's
+  // results, so they are those of the run played out; whole-run numbers
+  // (tree stats, NIC counters, verbs, failures) stop at the deadline.
+  // For figures: a point whose stragglers retry for tens of virtual ms
+  // (Sherman's version-wrap retries on large nodes) costs that much wall
+  // time without changing a value. Not with verify (in-flight writes).
+  Nanos drain_ns = 0;
 
   // Several compute processes on one tree (verbs), as HashRunOptions.
   uint32_t processes = 1;
@@ -89,6 +98,9 @@ struct ShermanRunResult {
   // The run reached its event budget (collapse_at_budget): ops, failed,
   // mops, tree and counters are set; latencies and shares are not.
   bool collapsed = false;
+  // drain_ns stopped the run: workers still in an operation then (their
+  // window's operations are counted; what they did after it is not).
+  uint64_t drained_workers = 0;
   uint64_t keys_checked_exact = 0;
   std::string error;
 
