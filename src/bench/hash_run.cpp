@@ -1,6 +1,7 @@
 #include "latchwork/bench/hash_run.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -228,6 +229,9 @@ std::string HashRunOptions::validate(const ClusterConfig& c) const {
                               warmup_ns > ClusterConfig::kMaxLatencyNs))
     return "the measurement window must be in (0, 1 s] and the warm-up in [0, 1 s] of virtual time";
   if (ops_per_worker > max_ops_per_worker) return "ops per worker above the loop bound";
+  if (drain_ns > ClusterConfig::kMaxLatencyNs) return "the drain after the window must be at most 1 s of virtual time";
+  if (drain_ns > 0 && (ops_per_worker > 0 || checks()))
+    return "a drain deadline needs the measurement window and no final-state check (writes in flight at the deadline)";
   if (!(offered_mops >= 0 && offered_mops <= 1e4)) return "offered load must be in [0, 10000] Mops";
   if (c.total_workers() * ClusterConfig::kMaxBatchWrs > uint64_t{c.queue_depth} * c.total_compute_threads())
     return "each coroutine needs " + std::to_string(ClusterConfig::kMaxBatchWrs) +
@@ -266,6 +270,13 @@ HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o, ra
   std::string err;
   ClusterConfig mine = cluster;
   mine.seed = process_seed(cluster.seed, o.process_index);
+  // The drain deadline rides on the virtual-time budget (as run_sherman).
+  Nanos deadline = 0;
+  if (o.drain_ns > 0 && mine.backend == "sim") {
+    deadline = o.warmup_ns + o.measure_ns + o.drain_ns;
+    if (deadline < mine.budget.max_virtual_ns) mine.budget.max_virtual_ns = deadline;
+    else deadline = 0;  // the configured budget comes first: it stays a budget
+  }
   std::unique_ptr<Backend> backend = make_backend(mine, &err);
   LW_CHECK_MSG(backend, err);
   const ClusterConfig& c = backend->config();
@@ -325,14 +336,22 @@ HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o, ra
   const Nanos gap_ns = o.offered_mops > 0
                            ? static_cast<Nanos>(static_cast<double>(workers) * 1e3 / o.offered_mops)
                            : 0;
+  // Tallies live here, not in the coroutines' frames, so that a run stopped
+  // at the drain deadline still merges those of coroutines in an operation.
+  std::vector<Tally> tallies(workers);
+  std::vector<char> merged(workers, 0);
+  std::atomic<Nanos> last_window_end{0};
   backend->spawn_compute([&](Worker& w) -> Task<void> {
     smart::Context ctx(rt, w);
     const Placement& p = w.placement();
     const uint64_t index = (uint64_t{p.node} * c.threads_per_node + p.thread) * c.coroutines_per_thread + p.coroutine;
-    Tally t;
+    LW_CHECK(index < workers);
+    Tally& t = tallies[index];
     std::vector<UpdateLog> log;
     const Nanos start = w.now();
     const Nanos window_begin = start + o.warmup_ns, window_end = window_begin + o.measure_ns;
+    for (Nanos seen = last_window_end.load(); seen < window_end && !last_window_end.compare_exchange_weak(seen, window_end);) {
+    }
     // Paced coroutines start at a random phase so that they do not all fire at once.
     const Nanos phase = gap_ns > 0 ? static_cast<Nanos>(w.rng().below(static_cast<uint64_t>(gap_ns))) : 0;
     uint64_t seq = 0;
@@ -413,9 +432,22 @@ HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o, ra
       }
     }
     totals.add(t, std::move(log), index);
+    merged[index] = 1;
   });
   const RunStats stats = backend->run();
-  require_within_budget(stats);
+  const bool drained = deadline > 0 && !stats.budget_exhausted.empty() && stats.events < c.budget.max_events;
+  if (drained) {
+    // Exact only if every window had closed: events up to the deadline all ran.
+    LW_CHECK_MSG(last_window_end.load() <= deadline,
+                 "a coroutine's window closed after the drain deadline: raise drain_ns");
+    for (uint64_t i = 0; i < workers; ++i) {
+      if (merged[i]) continue;
+      totals.add(tallies[i], {}, i);
+      ++r.drained_workers;
+    }
+  } else {
+    require_within_budget(stats);
+  }
   // Everyone reaches this barrier, failed or not, so that no process waits
   // out the timeout for one that stopped early; the check needs every
   // process's writes done.
@@ -518,6 +550,7 @@ std::string HashRunResult::to_json() const {
                       {"process_index", process_index},
                       {"keys_checked_exact", keys_checked_exact},
                       {"verified", verified},
+                      {"drained_workers", drained_workers},
                       {"trace_hash", hash}};
   if (sim_verbs_per_wall_second > 0) j["sim_verbs_per_wall_second"] = sim_verbs_per_wall_second;
   if (!error.empty()) j["error"] = error;
@@ -534,6 +567,7 @@ PerfResult HashRunResult::to_perf_result() const {
   p.counters["hash.credits_limit_mean"] = credits_limit_mean;
   p.counters["hash.t_max_us_mean"] = t_max_us_mean;
   p.counters["hash.c_max_mean"] = c_max_mean;
+  p.counters["hash.drained_workers"] = static_cast<double>(drained_workers);
   for (size_t i = 0; i < update_retries.size(); ++i)
     p.counters["hash.retry_share_pct." + std::to_string(i)] =
         updates ? 100.0 * static_cast<double>(update_retries[i]) / static_cast<double>(updates) : 0;

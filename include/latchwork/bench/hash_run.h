@@ -45,6 +45,12 @@ struct HashRunOptions {
   // >0: the offered load in Mops over all coroutines; each coroutine paces
   // its operations (SMART Fig. 9: "we control the throughput by throttling").
   double offered_mops = 0;
+  // >0, windowed simulator runs: the run stops this long after the window
+  // closes, even with operations in flight (as ShermanRunOptions::drain_ns).
+  // The window's results are those of the run played out; whole-run numbers
+  // (runtime stats and policies, NIC counters, verbs, failures) stop at the
+  // deadline. Not with the checks (writes in flight).
+  Nanos drain_ns = 0;
   // Exact final-state check (host_contents against the values written).
   bool verify = false;
   uint64_t workload_seed = 1;  // the key scramble; the run's seed drives the rest
@@ -104,6 +110,8 @@ struct HashRunResult {
   std::map<std::string, double> counters;  // the NIC model's
   uint32_t processes = 1, process_index = 0;
   uint64_t keys_checked_exact = 0;  // keys of this process's writers (partitioned writes)
+  // drain_ns stopped the run: coroutines still in an operation then.
+  uint64_t drained_workers = 0;
   bool verified = false;     // the final-state check ran and passed
   std::string error;         // a failed operation, a missed lookup, or the check's finding
 
