@@ -6,10 +6,7 @@
 //   block, the aligned 4,096 ns that contain the last event popped. A slot is
 //   a FIFO of the events at exactly its time.
 // - Level 2: 4,096 buckets of one block each, holding the events of the next
-//   4,095 blocks (16.7 ms), unsorted FIFOs: arrays of (node, time in block),
-//   so spreading a bucket reads an array and prefetches the nodes it will
-//   link, instead of following a list whose every node misses the cache
-//   (the walk was 8% of a 32-node run and 15-19% of sherman-fig15).
+//   4,095 blocks (16.7 ms), unsorted FIFOs.
 // - Further ahead: a 4-ary heap (event_heap.h).
 // When the clock enters a new block, that block's bucket is spread over the
 // level-1 slots, and heap events now within level 2's reach move in, in
@@ -128,16 +125,6 @@ class EventQueue {
     uint32_t head = kNil;  // valid only while the FIFO's bit is set
     uint32_t tail = kNil;
   };
-  // A level-2 event: its node and its time within its block (the node's
-  // `low`, kept here so spreading need not read the node).
-  struct Pending {
-    uint32_t index;
-    uint32_t low;
-  };
-  static_assert(sizeof(Pending) == 8);
-  // A bucket's array is kept between blocks up to this many entries (8 KB;
-  // all 4,096 together at most 32 MB).
-  static constexpr size_t kKeptBucket = 1024;
 
   // 4,096 bits with a summary word: which FIFOs are not empty.
   class Bits {
@@ -212,9 +199,7 @@ class EventQueue {
     if (block == block_) {
       append(slots_[time & kMask], near_, static_cast<uint32_t>(time & kMask), nodes_, index);
     } else {
-      const uint32_t b = static_cast<uint32_t>(block & kMask);
-      if (!next_.test(b)) next_.set(b);
-      buckets_[b].push_back(Pending{index, static_cast<uint32_t>(time & kMask)});
+      append(buckets_[block & kMask], next_, static_cast<uint32_t>(block & kMask), nodes_, index);
     }
   }
 
@@ -233,23 +218,10 @@ class EventQueue {
     const uint32_t b = static_cast<uint32_t>(block & kMask);
     if (next_.test(b)) {
       next_.clear(b);
-      std::vector<Pending>& bucket = buckets_[b];
-      const size_t n = bucket.size();
-      // Linking a node writes its line: fetch the lines a few nodes ahead so
-      // the writes do not wait for them one by one.
-      constexpr size_t kAhead = 8;
-      for (size_t k = 0; k < n && k < kAhead; ++k) __builtin_prefetch(&nodes_[bucket[k].index], 1);
-      for (size_t k = 0; k < n; ++k) {
-        if (k + kAhead < n) __builtin_prefetch(&nodes_[bucket[k + kAhead].index], 1);
-        const Pending p = bucket[k];
-        append(slots_[p.low], near_, p.low, nodes_, p.index);
-      }
-      // Keep the array for the next block that lands here, unless a burst
-      // made it large.
-      if (bucket.capacity() > kKeptBucket) {
-        std::vector<Pending>().swap(bucket);
-      } else {
-        bucket.clear();
+      for (uint32_t i = buckets_[b].head; i != kNil;) {
+        const uint32_t after = nodes_[i].next;
+        append(slots_[nodes_[i].low], near_, nodes_[i].low, nodes_, i);
+        i = after;
       }
     }
     while (!far_.empty() && (far_.top().time >> kBits) - block_ < kSlots) {
@@ -259,7 +231,7 @@ class EventQueue {
   }
 
   std::vector<Fifo> slots_;    // level 1: the current block, a FIFO per nanosecond
-  std::vector<std::vector<Pending>> buckets_;  // level 2: a FIFO per block, in push order
+  std::vector<Fifo> buckets_;  // level 2: a FIFO per block
   Bits near_, next_;           // their non-empty FIFOs
   std::vector<Node> nodes_;    // the events below the heap, and free nodes
   uint32_t free_ = kNil;
