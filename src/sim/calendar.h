@@ -64,7 +64,7 @@ class Calendar {
     } else if (end < hi) {
       busy_[k].lo = end;
     } else {
-      remove(k);
+      busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(k));
     }
   }
 
@@ -115,38 +115,15 @@ class Calendar {
     const bool prev = at > head_ && busy_[at - 1].hi == lo;
     if (prev && next) {
       busy_[at - 1].hi = busy_[at].hi;
-      remove(at);
+      busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(at));
     } else if (prev) {
       busy_[at - 1].hi = hi;
     } else if (next) {
       busy_[at].lo = lo;
     } else if (at == busy_.size()) {
       busy_.push_back(Interval{lo, hi});
-    } else if (head_ > 0 && at - head_ < busy_.size() - at) {
-      // Nearer the front, with a dead slot before it: move the intervals
-      // before `at` down one instead of those after it up one. A request
-      // arriving now often fits a gap near the clock while the calendar runs
-      // far ahead (SMART's hash table: 45% of bookings land before the end,
-      // and moving the tail was 4% of smart-fig7).
-      std::move(busy_.begin() + static_cast<std::ptrdiff_t>(head_),
-                busy_.begin() + static_cast<std::ptrdiff_t>(at),
-                busy_.begin() + static_cast<std::ptrdiff_t>(head_ - 1));
-      --head_;
-      busy_[at - 1] = Interval{lo, hi};
     } else {
       busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(at), Interval{lo, hi});
-    }
-  }
-
-  // Removes live interval `k`, moving whichever side of it is shorter.
-  void remove(size_t k) {
-    if (k - head_ < busy_.size() - 1 - k) {
-      std::move_backward(busy_.begin() + static_cast<std::ptrdiff_t>(head_),
-                         busy_.begin() + static_cast<std::ptrdiff_t>(k),
-                         busy_.begin() + static_cast<std::ptrdiff_t>(k + 1));
-      ++head_;
-    } else {
-      busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(k));
     }
   }
 

@@ -87,5 +87,45 @@ TEST(EventQueue, MatchesAPriorityQueueOnRandomInterleavings) {
   }
 }
 
+// Bursts of thousands of events into one block ahead alternate with small
+// ones, into the same two level-2 buckets by turns (each filled again after
+// it was spread), every pop checked against the reference.
+TEST(EventQueue, MatchesAPriorityQueueWhenBucketsHoldBursts) {
+  Rng rng(7);
+  EventQueue q;
+  std::priority_queue<Event, std::vector<Event>, Later> ref;
+  uint64_t seq = 0;
+  Nanos now = 0;
+  for (int round = 0; round < 16; ++round) {
+    const uint64_t burst = round % 2 == 0 ? 3000 + rng.below(3000) : 1 + rng.below(200);
+    // Two buckets by turns (blocks 5 and 9 modulo the wheel's 4,096), so
+    // each is filled again after it was spread, kept or dropped.
+    uint64_t block = now / 4096 + 2;
+    while (block % 4096 != (round % 4 < 2 ? 5u : 9u)) ++block;
+    const Nanos block_ahead = block * 4096;
+    for (uint64_t i = 0; i < burst; ++i) {
+      // Most in one block ahead (many per nanosecond), a few in the current one.
+      const Nanos t = rng.below(10) == 0 ? now + rng.below(64) : block_ahead + rng.below(rng.below(2) ? 4096 : 8);
+      const uint32_t arg = static_cast<uint32_t>(rng.next());
+      q.push(t, EventKind::kWake, &now, arg);
+      ref.push(Event{t, seq++, &now, arg, EventKind::kWake});
+    }
+    // Pop all but a few, so the next round's bucket meets leftovers.
+    while (ref.size() > 5) {
+      const Event a = q.pop(), b = ref.top();
+      ref.pop();
+      ASSERT_EQ(a.time, b.time) << "round " << round;
+      ASSERT_EQ(a.seq, b.seq) << "round " << round;
+      ASSERT_EQ(a.arg, b.arg);
+      now = a.time;
+    }
+  }
+  while (!ref.empty()) {
+    ASSERT_EQ(q.pop().seq, ref.top().seq);
+    ref.pop();
+  }
+  EXPECT_TRUE(q.empty());
+}
+
 }  // namespace
 }  // namespace lw::sim
