@@ -9,8 +9,13 @@
 #include <string>
 #include <vector>
 
+#include <atomic>
+
+#include "latchwork/base/assert.h"
 #include "latchwork/base/random.h"
 #include "latchwork/bench/perf.h"
+#include "latchwork/config/cluster_config.h"
+#include "latchwork/verbs/backend.h"
 
 namespace lw::run_common {
 
@@ -27,6 +32,42 @@ inline uint64_t process_seed(uint64_t seed, uint32_t process_index) {
   uint64_t s = seed ^ (uint64_t{process_index} * 0x9e37'79b9'7f4a'7c15ull);
   return splitmix64(s);
 }
+
+// The drain deadline of a windowed simulator run (drain_ns of the runners'
+// options): the run stops `drain` after the window, riding on the virtual-
+// time budget. Operations count only if they end inside the window, so the
+// window's results are those of the run played out, provided every
+// coroutine's window closed by the deadline (note() and check()).
+class DrainDeadline {
+ public:
+  // Lowers c's virtual-time budget to the deadline; none when `drain` is 0,
+  // off the simulator, or when the configured budget comes first (it stays
+  // a budget).
+  DrainDeadline(ClusterConfig* c, Nanos warmup, Nanos measure, Nanos drain) {
+    if (drain == 0 || c->backend != "sim") return;
+    const Nanos d = warmup + measure + drain;
+    if (d >= c->budget.max_virtual_ns) return;
+    c->budget.max_virtual_ns = d;
+    deadline_ = d;
+  }
+  // A coroutine's window ends at `window_end`.
+  void note(Nanos window_end) {
+    for (Nanos seen = last_window_end_.load(); seen < window_end;)
+      if (last_window_end_.compare_exchange_weak(seen, window_end)) break;
+  }
+  // Whether the deadline stopped the run (not the event budget, which
+  // stops it at exactly max_events); then every window must have closed.
+  bool stopped(const RunStats& s, uint64_t max_events) const {
+    if (deadline_ == 0 || s.budget_exhausted.empty() || s.events >= max_events) return false;
+    LW_CHECK_MSG(last_window_end_.load() <= deadline_,
+                 "a coroutine's window closed after the drain deadline: raise drain_ns");
+    return true;
+  }
+
+ private:
+  Nanos deadline_ = 0;
+  std::atomic<Nanos> last_window_end_{0};
+};
 
 // The fields of a runner's result every repro figure reads.
 template <typename R>
