@@ -555,7 +555,6 @@ PerfResult HashRunResult::to_perf_result() const {
   p.counters["hash.credits_limit_mean"] = credits_limit_mean;
   p.counters["hash.t_max_us_mean"] = t_max_us_mean;
   p.counters["hash.c_max_mean"] = c_max_mean;
-  p.counters["hash.drained_workers"] = static_cast<double>(drained_workers);
   for (size_t i = 0; i < update_retries.size(); ++i)
     p.counters["hash.retry_share_pct." + std::to_string(i)] =
         updates ? 100.0 * static_cast<double>(update_retries[i]) / static_cast<double>(updates) : 0;

@@ -5,11 +5,10 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <atomic>
 
 #include "latchwork/base/assert.h"
 #include "latchwork/base/random.h"
@@ -37,7 +36,7 @@ inline uint64_t process_seed(uint64_t seed, uint32_t process_index) {
 // options): the run stops `drain` after the window, riding on the virtual-
 // time budget. Operations count only if they end inside the window, so the
 // window's results are those of the run played out, provided every
-// coroutine's window closed by the deadline (note() and check()).
+// coroutine's window closed by the deadline (note() and stopped()).
 class DrainDeadline {
  public:
   // Lowers c's virtual-time budget to the deadline; none when `drain` is 0,
@@ -83,6 +82,8 @@ PerfResult base_perf_result(const R& r, const std::string& op) {
   p.verbs = r.verbs;
   p.wall_seconds = r.wall_seconds + r.load_wall_seconds;
   p.counters = r.counters;
+  // Coroutines cut in an operation by the drain deadline (repro prints them).
+  p.counters["run.drained_workers"] = static_cast<double>(r.drained_workers);
   return p;
 }
 

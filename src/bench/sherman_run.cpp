@@ -580,7 +580,6 @@ PerfResult ShermanRunResult::to_perf_result() const {
   p.counters["btree.lock_on_chip"] = lock_on_chip ? 1 : 0;
   p.counters["btree.height"] = height;
   p.counters["btree.collapsed"] = collapsed ? 1 : 0;
-  p.counters["btree.drained_workers"] = static_cast<double>(drained_workers);
   p.counters["btree.failed"] = static_cast<double>(failed);
   p.counters["btree.wrap_retries"] = static_cast<double>(tree.wrap_retries);
   p.trace_hash = trace_hash;

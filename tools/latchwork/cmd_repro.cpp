@@ -91,8 +91,7 @@ void print_comparison(const ReproResult& r) {
   // Runs stopped at their drain deadline (complete window, stragglers cut).
   for (size_t i = 0; i < r.results.size(); ++i) {
     const ReproPoint& p = r.figure->points[i];
-    auto d = r.results[i].counters.find("btree.drained_workers");
-    if (d == r.results[i].counters.end()) d = r.results[i].counters.find("hash.drained_workers");
+    const auto d = r.results[i].counters.find("run.drained_workers");
     if (p.same_run_as >= 0 || d == r.results[i].counters.end() || d->second == 0) continue;
     std::printf("point %s at x=%g: stopped at its drain deadline with %.0f of %llu coroutines in an operation "
                 "(the window's results are complete; what came after it was not run)\n",
