@@ -24,16 +24,16 @@ SimBackend::Impl::Impl(const ClusterConfig& c)
   if (cfg.network.programmable_switch.optimistic_latching()) watched_switch = cfg.switch_node();
   event_limit = cfg.budget.max_events;
   for (uint32_t m = 0; m < cfg.memory_nodes; ++m)
-    memory.push_back(std::make_unique<sim::MemoryNode>(cfg.memory_node_bytes, cfg.device_memory_bytes));
+    memory.push_back(std::make_unique<sim::MemoryNode>(cfg.memory_node_bytes, cfg.device_memory_bytes, m));
   // Smart network hardware after the memory nodes, in the order of
   // switch_node() and smartnic_node().
   if (cfg.network.programmable_switch.enabled)
     memory.push_back(std::make_unique<sim::MemoryNode>(
         NodeMemory::kReservedBytes + uint64_t{cfg.network.programmable_switch.registers} * kWord, 0,
-        sim::NodeKind::kSwitch));
+        static_cast<uint32_t>(memory.size()), sim::NodeKind::kSwitch));
   if (cfg.network.smartnic.enabled)
     memory.push_back(std::make_unique<sim::MemoryNode>(cfg.network.smartnic.memory_bytes, 0,
-                                                       sim::NodeKind::kSmartNic));
+                                                       static_cast<uint32_t>(memory.size()), sim::NodeKind::kSmartNic));
   auto add_thread = [&](Placement p) {
     auto t = std::make_unique<Thread>();
     t->base = p;
@@ -168,6 +168,7 @@ RunStats SimBackend::run() {
   Impl& s = *impl_;
   LW_CHECK_MSG(!s.ran, "a SimBackend runs once");
   s.ran = true;
+  for (auto& m : s.memory) m->mem.settle();  // a kept image not installed again reads zero
   auto wall_start = std::chrono::steady_clock::now();  // reported, never decides anything
   // The context names this run only while it runs, however run() ends.
   struct ContextReset {

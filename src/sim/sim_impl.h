@@ -163,8 +163,10 @@ inline constexpr uint32_t kWaitPoll = 1;
 enum class NodeKind : uint8_t { kMemory, kSwitch, kSmartNic };
 
 struct MemoryNode {
-  explicit MemoryNode(uint64_t bytes, uint64_t dm, NodeKind k = NodeKind::kMemory)
-      : mem(bytes, dm, /*track_writes=*/true), kind(k) {}
+  // index: the node's place among the simulator's nodes (the mapping it
+  // prefers to reuse: NodeMemoryReuse).
+  MemoryNode(uint64_t bytes, uint64_t dm, uint32_t index, NodeKind k = NodeKind::kMemory)
+      : mem(bytes, dm, /*track_writes=*/true, index), kind(k) {}
   NodeMemory mem;
   NodeKind kind;
   // Word offset -> its NIC atomics in flight: the NIC's atomic unit

@@ -105,6 +105,18 @@ void HostImage::read(uint64_t from, uint64_t to, std::byte* dst) const {
   std::memcpy(dst, view_ + file_offset(from), to - from);
 }
 
+void HostImage::restore(uint64_t from, uint64_t to, std::byte* dst) const {
+  LW_CHECK(offset_ <= from && from <= to && to <= offset_ + bytes_);
+  std::memset(dst, 0, to - from);
+  const uint64_t lo = file_offset(from), hi = file_offset(to);
+  // The first run that ends after lo (runs are in file order, disjoint).
+  auto r = std::upper_bound(runs_.begin(), runs_.end(), lo, [](uint64_t at, const Run& run) { return at < run.at + run.len; });
+  for (; r != runs_.end() && r->at < hi; ++r) {
+    const uint64_t a = std::max(r->at, lo), b = std::min(r->at + r->len, hi);
+    std::memcpy(dst + (a - lo), view_ + a, b - a);
+  }
+}
+
 void HostImage::copy_nonzero(uint64_t from, uint64_t to, std::byte* dst) const {
   nonzero_ranges(from, to, [&](uint64_t a, uint64_t b) {
     std::memcpy(dst + (a - from), view_ + file_offset(a), b - a);

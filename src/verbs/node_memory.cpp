@@ -12,22 +12,25 @@
 
 namespace lw {
 
-NodeMemory::NodeMemory(uint64_t host_bytes, uint64_t device_bytes, bool track_writes)
+NodeMemory::NodeMemory(uint64_t host_bytes, uint64_t device_bytes, bool track_writes, uint32_t reuse_slot)
     // Only worth it when the memory will be handed on: elsewhere (a single
     // run, a benchmark) the simulator's stores skip the bookkeeping.
     : track_writes_(track_writes && NodeMemoryReuse::active()),
       host_bytes_(align_up(host_bytes, kCacheLine)),
       device_bytes_(align_up(device_bytes, kCacheLine)),
-      host_(host_bytes_, "host", track_writes_),
-      device_(device_bytes_, "device", track_writes_) {
+      host_(host_bytes_, "host", track_writes_, reuse_slot),
+      device_(device_bytes_, "device", track_writes_, reuse_slot) {
   LW_CHECK(host_bytes_ > kReservedBytes);
 }
 
-NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what, bool track) : bytes_(bytes) {
+NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what, bool track, uint32_t slot)
+    : bytes_(bytes), slot_(slot) {
   if (bytes == 0) return;
   if (track) written_.assign(NodeMemoryReuse::bitmap_words(bytes), 0);
-  if (void* kept = NodeMemoryReuse::take(bytes, &touched_)) {  // already zero
+  // Zero, or (tracked) holding a pending image.
+  if (void* kept = NodeMemoryReuse::take(bytes, slot, &touched_, track ? &image_ : nullptr)) {
     base_ = static_cast<std::byte*>(kept);
+    pending_ = image_ != nullptr;
     return;
   }
   // NORESERVE: a large node that a run barely touches must not need swap
@@ -51,21 +54,55 @@ NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what, bool track) : byt
 
 NodeMemory::Mapping::~Mapping() {
   if (base_ == nullptr) return;
-  if (!NodeMemoryReuse::give(base_, bytes_, written_.empty() ? nullptr : &written_, std::move(touched_)))
+  if (!NodeMemoryReuse::give(base_, bytes_, written_.empty() ? nullptr : &written_, std::move(touched_), slot_,
+                             std::move(image_)))
     munmap(base_, bytes_);
+}
+
+bool NodeMemory::Mapping::claim_pending(const HostImage& img) {
+  if (!pending_ || image_.get() != &img) return false;
+  pending_ = false;
+  return true;
+}
+
+void NodeMemory::Mapping::drop_pending(uint64_t lo, uint64_t hi) {
+  if (!pending_ || hi <= image_->offset() || lo >= image_->offset() + image_->bytes()) return;
+  // Its pages stay resident (touched_ has them): zeroed, as never installed.
+  image_->nonzero_ranges(image_->offset(), image_->offset() + image_->bytes(),
+                         [&](uint64_t a, uint64_t b) { std::memset(base_ + a, 0, b - a); });
+  image_ = nullptr;
+  pending_ = false;
+}
+
+void NodeMemory::Mapping::keep_image(std::shared_ptr<const HostImage> img) {
+  LW_CHECK(can_keep_image());
+  touched_.resize(written_.size(), 0);
+  constexpr uint64_t kPage = NodeMemoryReuse::kPageBytes;
+  img->nonzero_ranges(img->offset(), img->offset() + img->bytes(), [&](uint64_t lo, uint64_t hi) {
+    for (uint64_t p = lo / kPage, last = (hi - 1) / kPage; p <= last; ++p)
+      touched_[p >> 6] |= uint64_t{1} << (p & 63);
+  });
+  image_ = std::move(img);
 }
 
 void NodeMemory::install_image(const HostImage& img) {
   LW_CHECK_MSG(img.offset() >= kReservedBytes && img.offset() < host_bytes_ &&
                    img.bytes() <= host_bytes_ - img.offset(),
                "a host image outside host memory");
+  if (host_.claim_pending(img)) return;  // its bytes are there already
+  host_.drop_pending();
   img.copy_nonzero(img.offset(), img.offset() + img.bytes(), bytes(img.offset()));
-  img.nonzero_ranges(img.offset(), img.offset() + img.bytes(), [&](uint64_t lo, uint64_t hi) { note_written(lo, hi); });
+  if (host_.can_keep_image()) {
+    host_.keep_image(img.shared_from_this());
+  } else {
+    img.nonzero_ranges(img.offset(), img.offset() + img.bytes(), [&](uint64_t lo, uint64_t hi) { note_written(lo, hi); });
+  }
 }
 
 void NodeMemory::host_copy_in(uint64_t offset, const void* src, uint64_t length) {
   LW_CHECK_MSG(check(offset, length, false) == Status::kOk,
                "host write outside registered memory at offset " + std::to_string(offset));
+  host_.drop_pending(offset, offset + length);
   std::memcpy(bytes(offset), src, length);
   note_written(offset, offset + length);
 }
@@ -73,6 +110,7 @@ void NodeMemory::host_copy_in(uint64_t offset, const void* src, uint64_t length)
 void NodeMemory::host_copy_out(uint64_t offset, void* dst, uint64_t length) {
   LW_CHECK_MSG(check(offset, length, false) == Status::kOk,
                "host read outside registered memory at offset " + std::to_string(offset));
+  host_.drop_pending(offset, offset + length);
   std::memcpy(dst, bytes(offset), length);
 }
 

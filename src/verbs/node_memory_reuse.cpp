@@ -22,6 +22,8 @@ struct Kept {
   uint64_t bytes;
   uint64_t resident;
   std::vector<uint64_t> touched;  // pages that may be resident (one bit per 4 KB)
+  uint32_t slot;
+  std::shared_ptr<const HostImage> image;  // its bytes, at its offsets (null: all zero)
 };
 
 struct Pool {
@@ -75,28 +77,43 @@ bool clean(void* base, uint64_t bytes, uint64_t* resident, std::vector<uint64_t>
   return true;
 }
 
-// A tracked mapping: zeroes the pages written; the pages stay resident.
-// `touched` gains them. Debug builds check that no other page was written
-// (a store the owner did not note would reach the next node).
-void zero_written(void* base, uint64_t bytes, const std::vector<uint64_t>& written,
-                  std::vector<uint64_t>* touched) {
+// Writes node offsets [lo, hi) as they read in a mapping that holds `image`
+// (null: zero everywhere) to dst[0, hi - lo).
+void reset(std::byte* dst, uint64_t lo, uint64_t hi, const HostImage* image) {
+  const uint64_t ilo = image ? std::clamp(image->offset(), lo, hi) : hi;
+  const uint64_t ihi = image ? std::clamp(image->offset() + image->bytes(), lo, hi) : hi;
+  if (lo < ilo) std::memset(dst, 0, ilo - lo);
+  if (ilo < ihi) image->restore(ilo, ihi, dst + (ilo - lo));
+  if (ihi < hi) std::memset(dst + (ihi - lo), 0, hi - ihi);
+}
+
+// A tracked mapping: resets the pages written (to zero, or to the image it
+// keeps); the pages stay resident. `touched` gains them. Debug builds check
+// that no other page differs (a store the owner did not note would reach
+// the next node).
+void reset_written(void* base, uint64_t bytes, const std::vector<uint64_t>& written, const HostImage* image,
+                   std::vector<uint64_t>* touched) {
   auto* b = static_cast<std::byte*>(base);
   for (size_t w = 0; w < written.size(); ++w) {
     for (uint64_t bits = written[w]; bits != 0; bits &= bits - 1) {
       const uint64_t p = w * 64 + static_cast<uint64_t>(__builtin_ctzll(bits));
       const uint64_t at = p * kPage;
       LW_CHECK(at < bytes);
-      std::memset(b + at, 0, std::min(kPage, bytes - at));
+      reset(b + at, at, std::min(at + kPage, bytes), image);
     }
     (*touched)[w] |= written[w];
   }
 #ifndef NDEBUG
   std::vector<unsigned char> in_core((bytes + kPage - 1) / kPage);
+  std::vector<std::byte> want(kPage);
   if (mincore(base, bytes, in_core.data()) == 0) {
-    for (uint64_t p = 0; p < in_core.size(); ++p)
-      if ((in_core[p] & 1) != 0)
-        LW_CHECK_MSG(all_zero(b + p * kPage, std::min(kPage, bytes - p * kPage)),
-                     "node memory written without note_written() at page " + std::to_string(p));
+    for (uint64_t p = 0; p < in_core.size(); ++p) {
+      if ((in_core[p] & 1) == 0) continue;
+      const uint64_t at = p * kPage, n = std::min(kPage, bytes - at);
+      reset(want.data(), at, at + n, image);
+      LW_CHECK_MSG(std::memcmp(b + at, want.data(), n) == 0,
+                   "node memory written without note_written() at page " + std::to_string(p));
+    }
   }
 #endif
 }
@@ -142,25 +159,47 @@ uint64_t NodeMemoryReuse::kept_bytes() const {
   return pool_ ? static_cast<Pool*>(pool_)->resident : 0;
 }
 
-void* NodeMemoryReuse::take(uint64_t bytes, std::vector<uint64_t>* touched) {
+void* NodeMemoryReuse::take(uint64_t bytes, uint32_t slot, std::vector<uint64_t>* touched,
+                            std::shared_ptr<const HostImage>* image) {
   touched->clear();
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (g_pool == nullptr) return nullptr;
-  auto& kept = g_pool->kept;
-  for (size_t i = kept.size(); i-- > 0;)  // the last kept first: the warmest
-    if (kept[i].bytes == bytes) {
-      void* base = kept[i].base;
-      *touched = std::move(kept[i].touched);
-      g_pool->resident -= kept[i].resident;
-      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
-      ++g_pool->reused;
-      return base;
+  std::shared_ptr<const HostImage> held;
+  void* base = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (g_pool == nullptr) return nullptr;
+    auto& kept = g_pool->kept;
+    // The last kept of its slot first, else the last kept: the warmest.
+    size_t found = kept.size();
+    for (size_t i = kept.size(); i-- > 0;) {
+      if (kept[i].bytes != bytes) continue;
+      if (found == kept.size()) found = i;
+      if (kept[i].slot == slot) {
+        found = i;
+        break;
+      }
     }
-  return nullptr;
+    if (found == kept.size()) return nullptr;
+    Kept& k = kept[found];
+    base = k.base;
+    *touched = std::move(k.touched);
+    held = std::move(k.image);
+    g_pool->resident -= k.resident;
+    kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(found));
+    ++g_pool->reused;
+  }
+  if (image != nullptr) {
+    *image = std::move(held);
+  } else if (held != nullptr) {  // a taker that cannot hold an image gets zeros
+    auto* b = static_cast<std::byte*>(base);
+    held->nonzero_ranges(held->offset(), held->offset() + held->bytes(),
+                         [&](uint64_t lo, uint64_t hi) { std::memset(b + lo, 0, hi - lo); });
+  }
+  return base;
 }
 
 bool NodeMemoryReuse::give(void* base, uint64_t bytes, const std::vector<uint64_t>* written,
-                           std::vector<uint64_t> touched) {
+                           std::vector<uint64_t> touched, uint32_t slot, std::shared_ptr<const HostImage> image) {
+  LW_CHECK(image == nullptr || written != nullptr);
   uint64_t max_resident = 0;
   {
     std::lock_guard<std::mutex> lock(g_mu);
@@ -175,13 +214,14 @@ bool NodeMemoryReuse::give(void* base, uint64_t bytes, const std::vector<uint64_
   }
   if (written != nullptr) {
     LW_CHECK(written->size() == touched.size());
-    zero_written(base, bytes, *written, &touched);
+    reset_written(base, bytes, *written, image.get(), &touched);
     resident = count_pages(touched) * kPage;
     if (resident > max_resident / 2) {
       // Grown too large to keep whole: start it over with no resident page.
       if (madvise(base, bytes, MADV_DONTNEED) != 0) return false;
       std::fill(touched.begin(), touched.end(), 0);
       resident = 0;
+      image = nullptr;
     }
   } else {
     std::fill(touched.begin(), touched.end(), 0);
@@ -192,7 +232,7 @@ bool NodeMemoryReuse::give(void* base, uint64_t bytes, const std::vector<uint64_
   if (g_pool == nullptr || g_pool->kept.size() >= kMaxKept ||
       g_pool->resident + resident > g_pool->max_resident)
     return false;
-  g_pool->kept.push_back({base, bytes, resident, std::move(touched)});
+  g_pool->kept.push_back({base, bytes, resident, std::move(touched), slot, std::move(image)});
   g_pool->resident += resident;
   return true;
 }

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
+#include "latchwork/sim/sim_backend.h"
 #include "latchwork/verbs/node_memory.h"
 #include "latchwork/verbs/node_memory_reuse.h"
 
@@ -34,6 +36,14 @@ std::shared_ptr<const HostImage> capture(NodeMemory& m, uint64_t lo, uint64_t hi
 std::vector<std::byte> read(NodeMemory& m, uint64_t lo, uint64_t hi) {
   std::vector<std::byte> out(hi - lo);
   m.host_copy_out(lo, out.data(), out.size());
+  return out;
+}
+
+// What the mapping holds, as a run's accesses see it (no host copy: a held
+// image stays held).
+std::vector<std::byte> read_raw(NodeMemory& m, uint64_t lo, uint64_t hi) {
+  std::vector<std::byte> out(hi - lo);
+  std::memcpy(out.data(), m.bytes(lo), out.size());
   return out;
 }
 
@@ -110,6 +120,151 @@ TEST(HostImage, ANodeReusedAfterAnImageReadsZero) {
   EXPECT_EQ(reuse.reused(), before + 1);
   const std::vector<std::byte> zeros(r.hi - r.lo);
   EXPECT_EQ(read(next, r.lo, r.hi), zeros);
+}
+
+// A tracked node hands its installed image on with its mapping: the next
+// node of its slot holds the image's bytes before it installs anything (no
+// copy), the pages its predecessor wrote are the image's again, and a node
+// that does not install it reads zero.
+TEST(HostImage, AKeptMappingHoldsItsImageForTheNextNodeOfItsSlot) {
+  NodeMemoryReuse reuse(uint64_t{1} << 30);
+  const Range r = kRanges[0];  // unaligned at both ends
+  std::shared_ptr<const HostImage> img;
+  {
+    NodeMemory src(kNode, 0);
+    fill(src, r.lo, r.hi);
+    img = capture(src, r.lo, r.hi);
+  }
+  ASSERT_TRUE(img);
+  std::vector<std::byte> want(r.hi - r.lo);
+  img->read(r.lo, r.hi, want.data());
+  const std::vector<std::byte> zeros(r.hi - r.lo);
+  // Stores inside the image (a mapped page and a hole page) and beside it.
+  const uint64_t stores[] = {r.lo & ~uint64_t{7}, (r.lo + 4096 * 2) & ~uint64_t{7}, (r.hi + 8) & ~uint64_t{7},
+                             uint64_t{3} << 20};
+  {
+    NodeMemory m(kNode, 0, /*track_writes=*/true, /*reuse_slot=*/4);
+    m.install_image(*img);
+    for (uint64_t off : stores) {
+      *m.word(off) = ~off;
+      m.note_written(off, off + 8);
+    }
+  }
+  {
+    NodeMemory other(kNode, 0, true, /*reuse_slot=*/9);  // another slot: takes it all the same
+    EXPECT_EQ(read_raw(other, r.lo, r.hi), want) << "held before any install: nothing to copy";
+    other.install_image(*img);
+    EXPECT_EQ(read(other, r.lo, r.hi), want);
+    for (uint64_t off : stores) {
+      if (off < r.lo || off >= r.hi) {
+        EXPECT_EQ(*other.word(off), 0u) << off;
+      }
+    }
+  }
+  {
+    NodeMemory m(kNode, 0, true, 9);
+    m.settle();  // not installed: the image is dropped
+    EXPECT_EQ(read_raw(m, r.lo, r.hi), zeros);
+  }
+  {
+    NodeMemory m(kNode, 0, true, 9);  // the kept mapping now holds no image
+    EXPECT_EQ(read(m, r.lo, r.hi), zeros);
+  }
+}
+
+// Copying in or out of a held image's range drops it first; an untracked node
+// (the threads backend) never holds one.
+TEST(HostImage, AHeldImageReadsZeroUntilInstalled) {
+  NodeMemoryReuse reuse(uint64_t{1} << 30);
+  const Range r = kRanges[1];
+  std::shared_ptr<const HostImage> img;
+  {
+    NodeMemory src(kNode, 0);
+    fill(src, r.lo, r.hi);
+    img = capture(src, r.lo, r.hi);
+  }
+  ASSERT_TRUE(img);
+  const std::vector<std::byte> zeros(r.hi - r.lo);
+  auto kept = [&] {
+    NodeMemory m(kNode, 0, true);
+    m.install_image(*img);
+  };
+  kept();
+  {
+    NodeMemory m(kNode, 0, true);
+    const uint64_t w = 5;
+    m.host_copy_in(r.hi + 64, &w, 8);  // beside the image: it stays held
+    EXPECT_NE(read_raw(m, r.lo, r.hi), zeros);
+    EXPECT_EQ(read(m, r.lo, r.hi), zeros) << "copied out as a fresh node's";
+  }
+  kept();
+  {
+    NodeMemory m(kNode, 0, /*track_writes=*/false);
+    EXPECT_EQ(read_raw(m, r.lo, r.hi), zeros);
+  }
+  kept();
+  {
+    NodeMemory m(kNode, 0, true);
+    const uint64_t w = 5;
+    m.host_copy_in(r.lo + 4096, &w, 8);
+    std::vector<std::byte> got = read_raw(m, r.lo, r.hi);
+    std::vector<std::byte> expect = zeros;
+    std::memcpy(expect.data() + 4096, &w, 8);
+    EXPECT_EQ(got, expect);
+  }
+}
+
+// The same through the simulator: a run's stores over an installed store
+// image are undone for the next point, which installs the image for free;
+// a point that installs nothing reads zero once its run starts.
+TEST(HostImage, SimulatedPointsReuseTheImageTheirNodeHeld) {
+  NodeMemoryReuse reuse(uint64_t{1} << 30);
+  ClusterConfig c;
+  c.compute_nodes = 1;
+  c.threads_per_node = 1;
+  c.memory_nodes = 2;
+  c.memory_node_bytes = kNode;
+  const Range r = kRanges[0];
+  std::shared_ptr<const HostImage> img;
+  {
+    NodeMemory src(kNode, 0);
+    fill(src, r.lo, r.hi);
+    img = capture(src, r.lo, r.hi);
+  }
+  ASSERT_TRUE(img);
+  std::vector<std::byte> want(r.hi - r.lo);
+  img->read(r.lo, r.hi, want.data());
+  for (int round = 0; round < 3; ++round) {
+    SimBackend sim(c);
+    sim.host_install_image(1, *img);
+    const RemoteAddr at(1, (r.lo + 4096) & ~uint64_t{63});
+    const RemoteAddr beside(0, r.lo & ~uint64_t{63});  // node 0 holds no image
+    uint64_t line_back[8] = {};
+    sim.spawn({Placement::Kind::kCompute, 0, 0, 0}, [&](Worker& w) -> Task<void> {
+      uint64_t before = 0;
+      (void)co_await w.read(&before, at, 8);
+      uint64_t expect = 0;
+      std::memcpy(&expect, want.data() + (at.offset() - r.lo), 8);
+      EXPECT_EQ(before, expect) << "round " << round;
+      (void)co_await w.read(line_back, beside, 64);
+      for (uint64_t v : line_back) EXPECT_EQ(v, 0u) << "round " << round;
+      (void)co_await w.faa(at, 1);
+      std::vector<uint64_t> line(8, 0x77);
+      (void)co_await w.write(RemoteAddr(1, r.hi + 4096 * 3), line.data(), 64);
+      (void)co_await w.write(beside, line.data(), 64);
+    });
+    sim.run();
+    std::vector<std::byte> got(r.hi - r.lo);
+    sim.host_read(RemoteAddr(1, r.lo), got.data(), got.size());
+    EXPECT_NE(got, want) << "the FAA landed";
+  }
+  SimBackend sim(c);  // installs nothing: node 1 reads zero when the run starts
+  sim.spawn({Placement::Kind::kCompute, 0, 0, 0}, [&](Worker&) -> Task<void> { co_return; });
+  sim.run();
+  std::vector<std::byte> got(r.hi - r.lo);
+  sim.host_read(RemoteAddr(1, r.lo), got.data(), got.size());
+  EXPECT_EQ(got, std::vector<std::byte>(r.hi - r.lo));
+  EXPECT_GE(reuse.reused(), 6u);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@
 
 namespace lw {
 
-class HostImage {
+class HostImage : public std::enable_shared_from_this<HostImage> {
  public:
   // Reads the range [offset, offset + bytes) of a node through `read`
   // (called with increasing, chunk-sized pieces) into a new image. Null if
@@ -47,6 +47,10 @@ class HostImage {
   void nonzero_ranges(uint64_t from, uint64_t to, const std::function<void(uint64_t, uint64_t)>& fn) const;
   // The same into any memory: zero pages are written too.
   void read(uint64_t from, uint64_t to, std::byte* dst) const;
+  // As read(), without reading the file's holes (a memfd's hole read through
+  // the mapping would be filled with a page of its own): for the few pages a
+  // run wrote over an installed image (NodeMemoryReuse).
+  void restore(uint64_t from, uint64_t to, std::byte* dst) const;
 
  private:
   // A run of non-zero pages in the file: [at, at + len).

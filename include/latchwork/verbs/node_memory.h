@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -40,7 +41,8 @@ class NodeMemory {
   // on (NodeMemoryReuse) zeroes the pages written instead of scanning every
   // resident page, and keeps them resident for the next node. Only while a
   // NodeMemoryReuse is in effect; otherwise note_written() does nothing.
-  NodeMemory(uint64_t host_bytes, uint64_t device_bytes, bool track_writes = false);
+  // reuse_slot: which kept mapping to prefer (the simulator's node index).
+  NodeMemory(uint64_t host_bytes, uint64_t device_bytes, bool track_writes = false, uint32_t reuse_slot = 0);
   NodeMemory(const NodeMemory&) = delete;
   NodeMemory& operator=(const NodeMemory&) = delete;
 
@@ -107,8 +109,17 @@ class NodeMemory {
 
   // Makes host memory [img.offset(), + img.bytes()) read as `img`, copying
   // its non-zero pages: the range must still be as allocate() handed it out
-  // (all zero). Not while workers run.
+  // (all zero). Not while workers run. A tracked node keeps `img` alive and
+  // hands it on with its mapping (NodeMemoryReuse): the next node built in
+  // that mapping that installs `img` copies nothing.
   void install_image(const HostImage& img);
+
+  // A tracked node may start in a kept mapping that still holds the host
+  // image its last node installed, to be installed again for free. Until
+  // then the image is pending: copying in or out of its range zeroes it
+  // first, and so does settle(), which the owner calls before any other
+  // access (bytes(), word(): the simulator calls it when a run starts).
+  void settle() { host_.drop_pending(); }
 
  private:
   // An anonymous private mapping of zero pages, unmapped (or handed on) on
@@ -117,7 +128,7 @@ class NodeMemory {
   // of what may be resident (touched_, handed along by NodeMemoryReuse).
   class Mapping {
    public:
-    Mapping(uint64_t bytes, const char* what, bool track);
+    Mapping(uint64_t bytes, const char* what, bool track, uint32_t slot);
     ~Mapping();
     Mapping(const Mapping&) = delete;
     Mapping& operator=(const Mapping&) = delete;
@@ -127,11 +138,24 @@ class NodeMemory {
       for (uint64_t p = lo / kPage, last = (hi - 1) / kPage; p <= last; ++p)
         written_[p >> 6] |= uint64_t{1} << (p & 63);
     }
+    // The pending image (held from the pool, not installed): true and no
+    // longer pending if it is `img`.
+    bool claim_pending(const HostImage& img);
+    // Zeroes the pending image if it overlaps [lo, hi) (offsets).
+    void drop_pending(uint64_t lo = 0, uint64_t hi = ~uint64_t{0});
+    // Whether it can keep an installed image (tracked, holding none yet),
+    // and keeping it: its pages count as resident, not as written.
+    bool can_keep_image() const { return !written_.empty() && image_ == nullptr; }
+    void keep_image(std::shared_ptr<const HostImage> img);
 
    private:
     std::byte* base_ = nullptr;
     uint64_t bytes_ = 0;
+    uint32_t slot_ = 0;
     std::vector<uint64_t> written_, touched_;
+    // What it holds outside the written pages: zero, or this image.
+    std::shared_ptr<const HostImage> image_;
+    bool pending_ = false;  // image_ came from the pool and is not installed
   };
 
   bool track_writes_;

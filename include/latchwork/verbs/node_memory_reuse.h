@@ -7,10 +7,15 @@
 // transaction figures that was a third of the wall time. A kept page is
 // already resident and costs a check (and a memset if it was written).
 //
-// A kept mapping reads zero everywhere, as a fresh one. On release:
+// A kept mapping reads zero everywhere, as a fresh one, or holds one host
+// image. On release:
 // - a tracked mapping (its owner noted every page it wrote: the simulator's
 //   nodes) has exactly those pages zeroed; every page stays resident, so the
-//   next node writes without faults, and nothing else is scanned;
+//   next node writes without faults, and nothing else is scanned. One that
+//   installed a host image keeps it: its written pages get the image's bytes
+//   back, and the next node to install that image there copies nothing (a
+//   DrTM+H point copied and then zeroed 6-10 MB per node for the 1-2 MB
+//   its run wrote);
 // - any other mapping has every resident page (mincore) that is not all zero
 //   zeroed and kept, and every other range dropped (MADV_DONTNEED: also a
 //   swapped-out page, which mincore does not see).
@@ -22,7 +27,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
+
+#include "latchwork/verbs/host_image.h"
 
 namespace lw {
 
@@ -42,14 +50,21 @@ class NodeMemoryReuse {
   static bool active();
   uint64_t kept_bytes() const;      // resident bytes of the mappings kept now
 
-  // NodeMemory's side: a kept mapping of exactly `bytes`, or nullptr, with
-  // *touched (one bit per 4 KB page) set to its pages that may be resident
-  // (empty: none); and a mapping released (true: kept, else the caller
-  // unmaps it), with its pages written since it was taken (null: not
-  // tracked, scan it) and `touched` as take() left it.
-  static void* take(uint64_t bytes, std::vector<uint64_t>* touched);
+  // NodeMemory's side. take(): a kept mapping of exactly `bytes`, or
+  // nullptr, the last one given with the same `slot` first (the simulator's
+  // memory node index: the next point's node n reuses node n's mapping),
+  // with *touched (one bit per 4 KB page) set to its pages that may be
+  // resident (empty: none). It reads zero, except that with `image` non-null
+  // it may hold a host image (*image: which, at its own offsets; null: none)
+  // that its taker installs again for free or zeroes (NodeMemory::settle).
+  // give(): a mapping released (true: kept, else the caller unmaps it),
+  // with its pages written since it was taken (null: not tracked, scan it),
+  // `touched` as take() left it, and the image it holds outside the written
+  // pages (tracked mappings only): those pages are restored to it, not zeroed.
+  static void* take(uint64_t bytes, uint32_t slot, std::vector<uint64_t>* touched,
+                    std::shared_ptr<const HostImage>* image);
   static bool give(void* base, uint64_t bytes, const std::vector<uint64_t>* written,
-                   std::vector<uint64_t> touched);
+                   std::vector<uint64_t> touched, uint32_t slot, std::shared_ptr<const HostImage> image);
 
  private:
   void* pool_ = nullptr;  // non-null: this one is in effect
