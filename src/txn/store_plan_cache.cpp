@@ -32,8 +32,45 @@ class Fingerprint {
 
 }  // namespace
 
+void StorePlanCache::remember(Entry& e, std::shared_ptr<const LoadIdentity> id) {
+  if (id == nullptr || e.loaded_by.size() >= kMaxIdentities) return;
+  for (const auto& known : e.loaded_by)
+    if (known->same_load(*id)) return;
+  e.loaded_by.push_back(std::move(id));
+}
+
+void StorePlanCache::remember_plan(const StorePlan* p, std::shared_ptr<const LoadIdentity> id) {
+  for (Entry& e : entries_)
+    if (e.bytes > 0 && e.plan.get().get() == p) return remember(e, std::move(id));
+}
+
+StoreLoader StorePlanCache::loader_for(const LoadIdentity* id, const std::vector<TableSpec>& tables,
+                                       const StoreOptions& o, bool* recalled) const {
+  *recalled = false;
+  StoreLoader l;
+  if (id != nullptr) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const Entry& e : entries_) {
+      if (e.bytes == 0) continue;  // being made
+      std::shared_ptr<const StorePlan> p = e.plan.get();
+      if (!(p->tables == tables && p->fits(o))) continue;
+      for (const auto& known : e.loaded_by)
+        if (known->same_load(*id)) {
+          // As if every record had been loaded and matched.
+          l.expected_ = std::move(p);
+          l.matched_ = l.expected_->loader.rows_.size();
+          *recalled = true;
+          return l;
+        }
+    }
+  }
+  l.expect(candidate(tables, o));
+  return l;
+}
+
 std::shared_ptr<const StorePlan> StorePlanCache::plan(std::vector<TableSpec> tables, const HomeFn& home,
-                                                      StoreLoader loader, const StoreOptions& o, std::string* error) {
+                                                      StoreLoader loader, const StoreOptions& o, std::string* error,
+                                                      std::shared_ptr<const LoadIdentity> loaded_by) {
   // Loaded as expected: only the home answers are left to compare.
   if (loader.loaded_expected()) {
     std::shared_ptr<const StorePlan> e = loader.expected_;
@@ -44,6 +81,7 @@ std::shared_ptr<const StorePlan> StorePlanCache::plan(std::vector<TableSpec> tab
       ++hits_;
       for (auto it = entries_.begin(); it != entries_.end(); ++it)
         if (it->bytes > 0 && it->plan.get() == e) {
+          remember(*it, std::move(loaded_by));
           entries_.splice(entries_.begin(), entries_, it);  // most recently used first
           break;
         }
@@ -90,7 +128,7 @@ std::shared_ptr<const StorePlan> StorePlanCache::plan(std::vector<TableSpec> tab
       }
     if (!made_by_another.valid()) {
       ++misses_;
-      entries_.push_front({fp, promise.get_future().share(), 0});
+      entries_.push_front({fp, promise.get_future().share(), 0, {}});
       mine = entries_.begin();
     }
   }
@@ -105,6 +143,7 @@ std::shared_ptr<const StorePlan> StorePlanCache::plan(std::vector<TableSpec> tab
     {
       std::lock_guard<std::mutex> lock(mu_);
       ++(same ? hits_ : misses_);
+      if (same) remember_plan(p.get(), std::move(loaded_by));
     }
     if (same) return p;
     // A fingerprint shared by other data, or a plan that failed: our own, not kept.
@@ -128,6 +167,7 @@ std::shared_ptr<const StorePlan> StorePlanCache::plan(std::vector<TableSpec> tab
     return p;
   }
   mine->bytes = size;
+  remember(*mine, std::move(loaded_by));
   bytes_ += size;
   // The least recently used finished plans go first (one being made stays).
   for (auto it = entries_.end(); bytes_ > max_bytes_ && it != entries_.begin();) {

@@ -1,10 +1,32 @@
 // The OLTP workloads' factory and options (workloads/oltp.h).
 #include "latchwork/workloads/oltp.h"
 
+#include <memory>
+#include <utility>
+
 #include "latchwork/txn/txn.h"
 #include "oltp_internal.h"
 
 namespace lw::workloads {
+
+namespace {
+
+// The built-in workloads load from their name and options only (load_value:
+// no Rng), so equal names and options load equal records.
+class OltpLoadIdentity final : public txn::LoadIdentity {
+ public:
+  OltpLoadIdentity(std::string name, const OltpOptions& o) : name_(std::move(name)), options_(o) {}
+  bool same_load(const txn::LoadIdentity& other) const override {
+    const auto* o = dynamic_cast<const OltpLoadIdentity*>(&other);
+    return o != nullptr && o->name_ == name_ && o->options_ == options_;
+  }
+
+ private:
+  std::string name_;
+  OltpOptions options_;
+};
+
+}  // namespace
 
 std::string OltpOptions::validate() const {
   if (nodes == 0 || nodes > 1024) return "nodes must be in [1, 1024]";
@@ -49,6 +71,7 @@ std::unique_ptr<txn::TxnWorkload> make_oltp_workload(const std::string& name, co
     return nullptr;
   }
   w->set_store_nodes(o.nodes);  // run_txn checks it against the store
+  w->set_load_identity(std::make_shared<OltpLoadIdentity>(name, o));
   return w;
 }
 

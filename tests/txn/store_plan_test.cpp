@@ -6,6 +6,7 @@
 #include <array>
 #include <cstring>
 #include <thread>
+#include <tuple>
 
 #include "latchwork/backends.h"
 #include "latchwork/txn/store_plan_cache.h"
@@ -249,6 +250,67 @@ TEST(TxnStorePlan, ExpectingLoaderMatchesOrSettles) {
     EXPECT_EQ(p->loader, load(rows, salt));
     EXPECT_EQ(p->row_dir.size(), rows);
   }
+}
+
+class Salted final : public LoadIdentity {
+ public:
+  explicit Salted(int salt) : salt_(salt) {}
+  bool same_load(const LoadIdentity& o) const override {
+    const auto* x = dynamic_cast<const Salted*>(&o);
+    return x != nullptr && x->salt_ == salt_;
+  }
+
+ private:
+  int salt_;
+};
+
+// A workload's identity recalls the plan its equal loaded, without loading:
+// only for the same identity, tables and layout, and the home answers are
+// still compared.
+TEST(TxnStorePlan, ALoadIdentityRecallsThePlanItLoaded) {
+  StorePlanCache cache(1ull << 30);
+  std::string err;
+  const auto one = std::make_shared<Salted>(1);
+  bool recalled = true;
+  StoreLoader first = cache.loader_for(one.get(), kTables, options(), &recalled);
+  EXPECT_FALSE(recalled) << "nothing loaded yet";
+  auto base = cache.plan(kTables, by_key, load(600), options(), &err, one);
+  ASSERT_TRUE(base) << err;
+
+  StoreLoader again = cache.loader_for(std::make_shared<Salted>(1).get(), kTables, options(), &recalled);
+  EXPECT_TRUE(recalled);
+  EXPECT_TRUE(again.loaded_expected());
+  EXPECT_EQ(again.records(), 600u);
+  EXPECT_EQ(again, load(600));
+  EXPECT_EQ(cache.plan(kTables, by_key, std::move(again), options(), &err), base);
+  EXPECT_EQ(cache.hits(), 1u);
+
+  // Another identity, other tables or layout: loaded as before (an
+  // expecting loader, empty).
+  StoreOptions looser = options();
+  looser.index_load = 0.25;
+  for (auto [id, tables, o] : {std::tuple{2, kTables, options()}, std::tuple{1, std::vector<TableSpec>{{"small", 8}}, options()},
+                               std::tuple{1, kTables, looser}}) {
+    StoreLoader l = cache.loader_for(std::make_shared<Salted>(id).get(), tables, o, &recalled);
+    EXPECT_FALSE(recalled) << id;
+    EXPECT_EQ(l.records(), 0u);
+  }
+  EXPECT_FALSE((cache.loader_for(nullptr, kTables, options(), &recalled), recalled));
+
+  // Recalled, but with another home: a plan of its own, for the same records.
+  StoreLoader moved_loader = cache.loader_for(one.get(), kTables, options(), &recalled);
+  ASSERT_TRUE(recalled);
+  auto moved = cache.plan(kTables, all_on_zero, std::move(moved_loader), options(), &err, one);
+  ASSERT_TRUE(moved) << err;
+  EXPECT_NE(moved, base);
+  EXPECT_EQ(moved->loader, load(600));
+  for (size_t i = 0; i < moved->row_primary.size(); ++i) ASSERT_EQ(moved->row_primary[i], 0u) << i;
+
+  // A second identity that loaded the same records is remembered too.
+  const auto three = std::make_shared<Salted>(3);
+  EXPECT_EQ(cache.plan(kTables, by_key, load(600), options(), &err, three), base);
+  cache.loader_for(three.get(), kTables, options(), &recalled);
+  EXPECT_TRUE(recalled);
 }
 
 TEST(TxnStorePlan, FailuresAreReportedAndNotKept) {

@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "latchwork/backends.h"
+#include "latchwork/txn/load.h"
 #include "latchwork/txn/run.h"
 #include "latchwork/txn/store.h"
 
@@ -191,6 +193,68 @@ TEST(Oltp, HomesSpreadOverNodes) {
 // (the workload's check, backups equal to primaries, every lock free).
 namespace lw::workloads {
 namespace {
+
+// A workload's load identity is its name and every option: equal ones share
+// a plan without loading again, and any other option or name loads its own
+// records (checked against a plain load).
+TEST(Oltp, LoadIdentityIsTheNameAndEveryOption) {
+  OltpOptions a = small(2);
+  EXPECT_TRUE(make("tpcc", a)->load_identity()->same_load(*make("tpcc", a)->load_identity()));
+  EXPECT_FALSE(make("tpcc", a)->load_identity()->same_load(*make("tatp", a)->load_identity()));
+  std::vector<OltpOptions> others;
+  for (int field = 0; field < 13; ++field) {
+    OltpOptions o = a;
+    switch (field) {
+      case 0: o.nodes = 3; break;
+      case 1: o.warehouses_per_node = 3; break;
+      case 2: o.accounts_per_node = 501; break;
+      case 3: o.subscribers_per_node = 101; break;
+      case 4: o.customers_per_node = 51; break;
+      case 5: o.order_slots = 17; break;
+      case 6: o.hot_fraction = 0.05; break;
+      case 7: o.hot_share = 0.8; break;
+      case 8: o.remote_item_percent = 11; break;
+      case 9: o.items = 101; break;
+      case 10: o.customers_per_district = 6; break;
+      case 11: o.securities_per_node = 41; break;
+      case 12: o.market_feed_percent = 1; break;
+    }
+    EXPECT_FALSE(make("tpcc", a)->load_identity()->same_load(*make("tpcc", o)->load_identity())) << field;
+  }
+
+  ClusterConfig c;
+  c.memory_nodes = 3;
+  c.memory_node_bytes = 32ull << 20;
+  for (const std::string& name : oltp_workload_names()) {
+    txn::StorePlanCache plans(1ull << 30);
+    auto records_of = [&](const OltpOptions& o, txn::StorePlanCache* cache) {
+      txn::StoreOptions so;
+      so.nodes = o.nodes;
+      so.replicas = 1;
+      ClusterConfig cc = c;
+      cc.memory_nodes = o.nodes;
+      std::string e;
+      auto b = make_backend(cc, &e);
+      auto w = make(name, o);
+      auto store = txn::load_store(*b, *w, so, cache, &e);
+      EXPECT_TRUE(store) << name << ": " << e;
+      uint64_t records = 0;
+      for (txn::TableId t = 0; store && t < store->tables().size(); ++t) records += store->keys(t).size();
+      return records;
+    };
+    const uint64_t base = records_of(a, &plans);
+    EXPECT_EQ(records_of(a, &plans), base) << name;
+    EXPECT_EQ(plans.hits(), 1u) << name;
+    OltpOptions bigger = a;
+    bigger.warehouses_per_node = 3;
+    bigger.accounts_per_node = 700;
+    bigger.subscribers_per_node = 150;
+    bigger.customers_per_node = 70;
+    bigger.securities_per_node = 60;
+    EXPECT_EQ(records_of(bigger, &plans), records_of(bigger, nullptr)) << name;
+    EXPECT_NE(records_of(bigger, nullptr), base) << name;
+  }
+}
 
 txn::TxnRunResult run_small(const std::string& design, const std::string& name, uint64_t seed) {
   txn::DesignConfig d;

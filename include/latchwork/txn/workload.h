@@ -12,6 +12,7 @@
 
 #include "latchwork/base/random.h"
 #include "latchwork/runtime/task.h"
+#include "latchwork/txn/load_identity.h"
 #include "latchwork/txn/store.h"
 #include "latchwork/txn/txn.h"
 
@@ -61,8 +62,13 @@ class TxnWorkload {
   uint32_t store_nodes() const { return store_nodes_; }
   void set_store_nodes(uint32_t n) { store_nodes_ = n; }
 
+  // What fixes load()'s records (load_identity.h); nullptr: not known.
+  const std::shared_ptr<const LoadIdentity>& load_identity() const { return load_identity_; }
+  void set_load_identity(std::shared_ptr<const LoadIdentity> id) { load_identity_ = std::move(id); }
+
  private:
   uint32_t store_nodes_ = 0;
+  std::shared_ptr<const LoadIdentity> load_identity_;
 };
 
 }  // namespace lw::txn

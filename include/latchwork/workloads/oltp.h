@@ -50,6 +50,8 @@ struct OltpOptions {
   uint64_t securities_per_node = 500;
   uint32_t market_feed_percent = 0;
   std::string validate() const;
+  // Every field: a workload's load identity compares them all (txn/load_identity.h).
+  bool operator==(const OltpOptions&) const = default;
 };
 
 const std::vector<std::string>& oltp_workload_names();  // tpcc smallbank tatp tpce
