@@ -33,6 +33,10 @@ NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what, bool track, uint3
     pending_ = image_ != nullptr;
     return;
   }
+  base_ = map_fresh(bytes, what);
+}
+
+std::byte* NodeMemory::Mapping::map_fresh(uint64_t bytes, const char* what) {
   // NORESERVE: a large node that a run barely touches must not need swap
   // space for all of it up front.
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -43,13 +47,13 @@ NodeMemory::Mapping::Mapping(uint64_t bytes, const char* what, bool track, uint3
                              " memory for a memory node (memory_node_bytes / device_memory_bytes): " +
                              std::strerror(err));
   }
-  base_ = static_cast<std::byte*>(p);
   // Ordinary 4 KB pages, no MADV_HUGEPAGE: the first write into a huge page
   // zeroes all 2 MB of it, and workloads write sparsely over large nodes
   // (latches of random tuples). Measured on this project's machine:
   // `latchwork repro jasny-fig10` took 8.3 s and 1 GB resident with huge
   // pages advised (75% of it zeroing), 2.4 s and 124 MB without; perf's dense
   // random READs and CAS over 8 MB ran at the same speed either way.
+  return static_cast<std::byte*>(p);
 }
 
 NodeMemory::Mapping::~Mapping() {
@@ -65,8 +69,47 @@ bool NodeMemory::Mapping::claim_pending(const HostImage& img) {
   return true;
 }
 
+bool NodeMemory::Mapping::unwritten() const {
+  if (written_.empty() || base_ == nullptr) return false;  // untracked: unknown
+  for (uint64_t w : written_)
+    if (w != 0) return false;
+  return true;
+}
+
+bool NodeMemory::Mapping::exchange_for(const HostImage& img) {
+  if (image_ != nullptr && !pending_) return false;  // holds an installed image
+  if (!unwritten()) return false;
+  void* base = base_;
+  if (!NodeMemoryReuse::exchange(&base, bytes_, slot_, &touched_, &image_, img)) return false;
+  base_ = static_cast<std::byte*>(base);
+  pending_ = true;
+  return true;
+}
+
 void NodeMemory::Mapping::drop_pending(uint64_t lo, uint64_t hi) {
   if (!pending_ || hi <= image_->offset() || lo >= image_->offset() + image_->bytes()) return;
+  if (unwritten()) {
+    // A zero mapping: a kept one, or a fresh one (its pages fault on first
+    // touch; the nodes that install no image write little).
+    std::vector<uint64_t> touched;
+    std::byte* zero = static_cast<std::byte*>(NodeMemoryReuse::take(bytes_, slot_, &touched, nullptr, true));
+    if (zero == nullptr) {
+      try {
+        zero = map_fresh(bytes_, "host");
+      } catch (const std::runtime_error&) {
+        zero = nullptr;  // zeroed in place below
+      }
+    }
+    if (zero != nullptr) {
+      if (!NodeMemoryReuse::give(base_, bytes_, &written_, std::move(touched_), slot_, std::move(image_)))
+        munmap(base_, bytes_);
+      base_ = zero;
+      touched_ = std::move(touched);
+      image_ = nullptr;
+      pending_ = false;
+      return;
+    }
+  }
   // Its pages stay resident (touched_ has them): zeroed, as never installed.
   image_->nonzero_ranges(image_->offset(), image_->offset() + image_->bytes(),
                          [&](uint64_t a, uint64_t b) { std::memset(base_ + a, 0, b - a); });
@@ -85,11 +128,13 @@ void NodeMemory::Mapping::keep_image(std::shared_ptr<const HostImage> img) {
   image_ = std::move(img);
 }
 
-void NodeMemory::install_image(const HostImage& img) {
+bool NodeMemory::install_image(const HostImage& img) {
   LW_CHECK_MSG(img.offset() >= kReservedBytes && img.offset() < host_bytes_ &&
                    img.bytes() <= host_bytes_ - img.offset(),
                "a host image outside host memory");
-  if (host_.claim_pending(img)) return;  // its bytes are there already
+  // Its bytes are there already, or in another kept mapping (this one's
+  // pointers from bytes() are then stale: nothing runs yet).
+  if (host_.claim_pending(img) || (host_.exchange_for(img) && host_.claim_pending(img))) return true;
   host_.drop_pending();
   img.copy_nonzero(img.offset(), img.offset() + img.bytes(), bytes(img.offset()));
   if (host_.can_keep_image()) {
@@ -97,6 +142,7 @@ void NodeMemory::install_image(const HostImage& img) {
   } else {
     img.nonzero_ranges(img.offset(), img.offset() + img.bytes(), [&](uint64_t lo, uint64_t hi) { note_written(lo, hi); });
   }
+  return false;
 }
 
 void NodeMemory::host_copy_in(uint64_t offset, const void* src, uint64_t length) {

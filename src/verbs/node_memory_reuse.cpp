@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <new>
 #include <vector>
 
@@ -26,11 +27,18 @@ struct Kept {
   std::shared_ptr<const HostImage> image;  // its bytes, at its offsets (null: all zero)
 };
 
+struct KeptImage {
+  std::string key;
+  std::shared_ptr<const HostImage> image;
+};
+
 struct Pool {
   uint64_t max_resident = 0;
   uint64_t resident = 0;
   uint64_t reused = 0;
   std::vector<Kept> kept;
+  std::vector<KeptImage> images;  // oldest first
+  uint64_t image_bytes = 0;       // their stored bytes
 };
 
 // Mappings kept at most, whatever their resident bytes (address space).
@@ -160,7 +168,7 @@ uint64_t NodeMemoryReuse::kept_bytes() const {
 }
 
 void* NodeMemoryReuse::take(uint64_t bytes, uint32_t slot, std::vector<uint64_t>* touched,
-                            std::shared_ptr<const HostImage>* image) {
+                            std::shared_ptr<const HostImage>* image, bool zero_only) {
   touched->clear();
   std::shared_ptr<const HostImage> held;
   void* base = nullptr;
@@ -171,7 +179,7 @@ void* NodeMemoryReuse::take(uint64_t bytes, uint32_t slot, std::vector<uint64_t>
     // The last kept of its slot first, else the last kept: the warmest.
     size_t found = kept.size();
     for (size_t i = kept.size(); i-- > 0;) {
-      if (kept[i].bytes != bytes) continue;
+      if (kept[i].bytes != bytes || (zero_only && kept[i].image != nullptr)) continue;
       if (found == kept.size()) found = i;
       if (kept[i].slot == slot) {
         found = i;
@@ -195,6 +203,57 @@ void* NodeMemoryReuse::take(uint64_t bytes, uint32_t slot, std::vector<uint64_t>
                          [&](uint64_t lo, uint64_t hi) { std::memset(b + lo, 0, hi - lo); });
   }
   return base;
+}
+
+bool NodeMemoryReuse::exchange(void** base, uint64_t bytes, uint32_t slot, std::vector<uint64_t>* touched,
+                               std::shared_ptr<const HostImage>* image, const HostImage& wanted) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_pool == nullptr) return false;
+  for (size_t i = g_pool->kept.size(); i-- > 0;) {
+    Kept& k = g_pool->kept[i];
+    if (k.bytes != bytes || k.image.get() != &wanted) continue;
+    std::vector<uint64_t> mine = std::move(*touched);
+    mine.resize(bitmap_words(bytes), 0);
+    const uint64_t resident = count_pages(mine) * kPage;
+    if (g_pool->resident - k.resident + resident > g_pool->max_resident) {
+      *touched = std::move(mine);
+      return false;
+    }
+    g_pool->resident += resident - k.resident;
+    std::swap(*base, k.base);
+    std::swap(*image, k.image);
+    *touched = std::move(k.touched);
+    k.touched = std::move(mine);
+    k.resident = resident;
+    k.slot = slot;
+    ++g_pool->reused;
+    return true;
+  }
+  return false;
+}
+
+std::shared_ptr<const HostImage> NodeMemoryReuse::image(const std::string& key, uint64_t offset, uint64_t bytes,
+                                                         const HostImage::Reader& read) {
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (g_pool == nullptr) return nullptr;
+    for (const KeptImage& k : g_pool->images)
+      if (k.key == key) return k.image;
+  }
+  std::shared_ptr<const HostImage> made = HostImage::capture(offset, bytes, read);
+  if (made == nullptr) return nullptr;
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_pool == nullptr || made->stored_bytes() > g_pool->max_resident) return made;  // used once, not kept
+  for (const KeptImage& k : g_pool->images)
+    if (k.key == key) return k.image;  // another thread made it first
+  auto& images = g_pool->images;
+  while (!images.empty() && g_pool->image_bytes + made->stored_bytes() > g_pool->max_resident) {
+    g_pool->image_bytes -= images.front().image->stored_bytes();
+    images.erase(images.begin());
+  }
+  images.push_back({key, made});
+  g_pool->image_bytes += made->stored_bytes();
+  return made;
 }
 
 bool NodeMemoryReuse::give(void* base, uint64_t bytes, const std::vector<uint64_t>* written,

@@ -153,7 +153,7 @@ TEST(HostImage, AKeptMappingHoldsItsImageForTheNextNodeOfItsSlot) {
   {
     NodeMemory other(kNode, 0, true, /*reuse_slot=*/9);  // another slot: takes it all the same
     EXPECT_EQ(read_raw(other, r.lo, r.hi), want) << "held before any install: nothing to copy";
-    other.install_image(*img);
+    EXPECT_TRUE(other.install_image(*img));
     EXPECT_EQ(read(other, r.lo, r.hi), want);
     for (uint64_t off : stores) {
       if (off < r.lo || off >= r.hi) {
@@ -169,6 +169,44 @@ TEST(HostImage, AKeptMappingHoldsItsImageForTheNextNodeOfItsSlot) {
   {
     NodeMemory m(kNode, 0, true, 9);  // the kept mapping now holds no image
     EXPECT_EQ(read(m, r.lo, r.hi), zeros);
+  }
+}
+
+// Nodes of one slot alternate between two images and none: a node that
+// does not install the image its mapping holds trades the mapping for a
+// zero one, so each image stays held and is found again by the next node
+// that installs it, whichever mapping its slot handed it.
+TEST(HostImage, AnInstallFindsTheKeptMappingHoldingItsImage) {
+  NodeMemoryReuse reuse(uint64_t{1} << 30);
+  std::shared_ptr<const HostImage> imgs[2];
+  std::vector<std::byte> want[2];
+  for (int i = 0; i < 2; ++i) {
+    const Range r = kRanges[i];
+    NodeMemory src(kNode, 0);
+    fill(src, r.lo, r.hi);
+    imgs[i] = capture(src, r.lo, r.hi);
+    ASSERT_TRUE(imgs[i]);
+    want[i] = read(src, r.lo, r.hi);
+  }
+  for (int round = 0; round < 9; ++round) {
+    const int which = round % 3;  // image 0, image 1, none
+    NodeMemory m(kNode, 0, /*track_writes=*/true);
+    if (which == 2) {
+      m.settle();
+      for (const Range& r : {kRanges[0], kRanges[1]})
+        EXPECT_EQ(read_raw(m, r.lo, r.hi), std::vector<std::byte>(r.hi - r.lo)) << "round " << round;
+      continue;
+    }
+    // From round 3 on, a kept mapping holds it, whatever this node was handed.
+    EXPECT_EQ(m.install_image(*imgs[which]), round >= 3) << "round " << round << ": installed without a copy";
+    const Range r = kRanges[which];
+    EXPECT_EQ(read_raw(m, r.lo, r.hi), want[which]) << "round " << round;
+    const Range other = kRanges[1 - which];
+    if (other.hi <= r.lo || other.lo >= r.hi) {
+      EXPECT_EQ(read_raw(m, other.lo, other.hi), std::vector<std::byte>(other.hi - other.lo)) << "round " << round;
+    }
+    *m.word(r.lo & ~uint64_t{7}) = 99;  // a run's store, undone before the next
+    m.note_written(r.lo & ~uint64_t{7}, (r.lo & ~uint64_t{7}) + 8);
   }
 }
 

@@ -111,8 +111,11 @@ class NodeMemory {
   // its non-zero pages: the range must still be as allocate() handed it out
   // (all zero). Not while workers run. A tracked node keeps `img` alive and
   // hands it on with its mapping (NodeMemoryReuse): the next node built in
-  // that mapping that installs `img` copies nothing.
-  void install_image(const HostImage& img);
+  // that mapping that installs `img` copies nothing. A node whose host
+  // memory was not written yet may swap it for a kept mapping that holds
+  // `img`: pointers from bytes() taken before are then stale.
+  // True if its bytes were there already (held by the mapping: no copy).
+  bool install_image(const HostImage& img);
 
   // A tracked node may start in a kept mapping that still holds the host
   // image its last node installed, to be installed again for free. Until
@@ -141,14 +144,21 @@ class NodeMemory {
     // The pending image (held from the pool, not installed): true and no
     // longer pending if it is `img`.
     bool claim_pending(const HostImage& img);
-    // Zeroes the pending image if it overlaps [lo, hi) (offsets).
+    // Drops the pending image if it overlaps [lo, hi) (offsets): if nothing
+    // was written yet, by trading this mapping for a zero one (the pool
+    // keeps it, with its image, for a node that installs it); else zeroed.
     void drop_pending(uint64_t lo = 0, uint64_t hi = ~uint64_t{0});
+    // Not written since it was taken: exchanged for a kept mapping whose
+    // pending image is `img` (NodeMemoryReuse::exchange), if there is one.
+    bool exchange_for(const HostImage& img);
     // Whether it can keep an installed image (tracked, holding none yet),
     // and keeping it: its pages count as resident, not as written.
     bool can_keep_image() const { return !written_.empty() && image_ == nullptr; }
     void keep_image(std::shared_ptr<const HostImage> img);
 
    private:
+    bool unwritten() const;
+    static std::byte* map_fresh(uint64_t bytes, const char* what);  // throws if it cannot
     std::byte* base_ = nullptr;
     uint64_t bytes_ = 0;
     uint32_t slot_ = 0;

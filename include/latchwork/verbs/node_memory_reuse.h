@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "latchwork/verbs/host_image.h"
@@ -61,10 +62,29 @@ class NodeMemoryReuse {
   // with its pages written since it was taken (null: not tracked, scan it),
   // `touched` as take() left it, and the image it holds outside the written
   // pages (tracked mappings only): those pages are restored to it, not zeroed.
+  // zero_only: only one that holds no image.
   static void* take(uint64_t bytes, uint32_t slot, std::vector<uint64_t>* touched,
-                    std::shared_ptr<const HostImage>* image);
+                    std::shared_ptr<const HostImage>* image, bool zero_only = false);
   static bool give(void* base, uint64_t bytes, const std::vector<uint64_t>* written,
                    std::vector<uint64_t> touched, uint32_t slot, std::shared_ptr<const HostImage> image);
+
+  // A kept mapping of `bytes` that holds `wanted`, exchanged for the
+  // caller's (at *base, written nowhere since it was taken, holding *image
+  // or zero, with *touched): the caller's is kept in its place, and *base,
+  // *touched and *image become the other's. False (nothing changed) if none
+  // holds it or the pool's bound would be passed.
+  static bool exchange(void** base, uint64_t bytes, uint32_t slot, std::vector<uint64_t>* touched,
+                       std::shared_ptr<const HostImage>* image, const HostImage& wanted);
+
+  // A host image of [offset, offset + bytes) made once per `key` while this
+  // reuse is in effect (HostImage::capture through `read`) and kept with the
+  // mappings, so that every node built again with the same initial bytes
+  // installs it, for free once its mapping holds it. `key` must say
+  // everything `read` writes: equal keys are given the first one's image.
+  // Null when none is in effect or the image cannot be made. Bounded by
+  // max_resident_bytes of images (the oldest go first).
+  static std::shared_ptr<const HostImage> image(const std::string& key, uint64_t offset, uint64_t bytes,
+                                                const HostImage::Reader& read);
 
  private:
   void* pool_ = nullptr;  // non-null: this one is in effect
