@@ -14,11 +14,27 @@ using namespace wire;
 
 Txn::State::State(Txn& tx) : t(tx), e(tx.e_), w(tx.w_), store(tx.e_.store()), d(tx.e_.design()) {
   recs.reserve(kMaxTxnRecords);
+  spare.reserve(3 * kMaxTxnRecords);
   nodes.resize(store.nodes());
   bufs.resize(store.nodes());
   reply.resize(kMaxRpcBytes);
   if (d.location_cache) cache = e.impl().caches.at(thread_index(store.backend().config(), w.placement())).get();
   if (e.runtime() != nullptr) ctx.emplace(*e.runtime(), w);
+}
+
+void Txn::State::recycle_records() {
+  for (Rec& r : recs)
+    for (std::vector<std::byte>* b : {&r.image, &r.value, &r.update})
+      if (b->capacity() > 0 && spare.size() < 3 * kMaxTxnRecords) spare.push_back(std::move(*b));
+  recs.clear();
+}
+
+std::vector<std::byte> Txn::State::zeroed(size_t bytes) {
+  if (spare.empty()) return std::vector<std::byte>(bytes);
+  std::vector<std::byte> b = std::move(spare.back());
+  spare.pop_back();
+  b.assign(bytes, std::byte{0});
+  return b;
 }
 
 NodeId Txn::State::mixed_node() const {
@@ -95,7 +111,7 @@ void Txn::begin(bool read_only, uint32_t type) {
   State& s = *s_;
   for (const Rec& r : s.recs)
     LW_CHECK_MSG(!r.locked, "begin() while the previous attempt holds locks: commit() or abort() it");
-  s.recs.clear();
+  s.recycle_records();
   s.fetched_upto = 0;
   s.read_only = read_only;
   s.type = type;
@@ -123,9 +139,9 @@ RecordId declare(Txn::State& s, TableId t, uint64_t key, bool for_update) {
   r.node = s.store.node_of(t, key, 0);
   r.payload_bytes = s.store.payload_bytes(t);
   r.bytes = s.store.record_bytes(t);
-  r.image.resize(r.bytes);
-  r.value.resize(r.payload_bytes);
-  r.update.resize(r.payload_bytes);
+  r.image = s.zeroed(r.bytes);
+  r.value = s.zeroed(r.payload_bytes);
+  r.update = s.zeroed(r.payload_bytes);
   return static_cast<RecordId>(s.recs.size() - 1);
 }
 }  // namespace
@@ -178,13 +194,14 @@ Task<Status> Txn::drain() { co_return co_await s_->drain(); }
 Task<TxnStatus> Txn::State::fetch_pending() {
   const size_t from = fetched_upto, to = recs.size();
   fetched_upto = to;
-  std::vector<uint32_t> ix;
+  RecIndexes ix;
   if (d.speculative_reads) {
     for (size_t i = from; i < to; ++i) ix.push_back(static_cast<uint32_t>(i));
     co_return co_await fetch_set(ix);
   }
   for (size_t i = from; i < to; ++i) {
-    ix.assign(1, static_cast<uint32_t>(i));
+    ix.clear();
+    ix.push_back(static_cast<uint32_t>(i));
     if (TxnStatus st = co_await fetch_set(ix); st != TxnStatus::kOk) co_return st;
   }
   co_return TxnStatus::kOk;
@@ -196,9 +213,9 @@ Task<TxnStatus> Txn::State::fetch_pending() {
 // Worker awaits one submission at a time per coroutine, so batches to
 // different nodes go out one after the other (doorbell batching within a
 // node, not outstanding requests across nodes).
-Task<TxnStatus> Txn::State::fetch_set(const std::vector<uint32_t>& ix) {
+Task<TxnStatus> Txn::State::fetch_set(const RecIndexes& ix) {
   const Primitive prim = read_only ? d.phases.ro_read : d.phases.execute;
-  std::vector<uint32_t> one_lock, one_plain, misses, rpc_lock, rpc_plain;
+  RecIndexes one_lock, one_plain, misses, rpc_lock, rpc_plain;
   for (uint32_t i : ix) {
     Rec& r = recs[i];
     if (r.fetched) continue;
@@ -233,12 +250,12 @@ Task<TxnStatus> Txn::State::fetch_set(const std::vector<uint32_t>& ix) {
 }
 
 // Probes the bucket chains of `ix` with one-sided READs, probe by probe.
-Task<TxnStatus> Txn::State::lookup(std::vector<uint32_t>& ix) {
-  std::vector<uint32_t> left = ix;
+Task<TxnStatus> Txn::State::lookup(RecIndexes& ix) {
+  RecIndexes left = ix;
   for (uint32_t probe = 0; probe < store.options().max_probe && !left.empty(); ++probe) {
     for (NodeId n = 0; n < store.nodes(); ++n) {
       Batch b;
-      std::vector<uint32_t> in;
+      RecIndexes in;
       for (uint32_t i : left) {
         Rec& r = recs[i];
         if (r.node != n) continue;
@@ -255,7 +272,7 @@ Task<TxnStatus> Txn::State::lookup(std::vector<uint32_t>& ix) {
       if (!b.empty())
         if (Status s = co_await exec(b, n); !ok(s)) co_return fail(s);
     }
-    std::vector<uint32_t> next;
+    RecIndexes next;
     for (uint32_t i : left) {
       Rec& r = recs[i];
       const uint64_t off = Store::find_in_bucket(r.bucket, r.key);
@@ -269,7 +286,7 @@ Task<TxnStatus> Txn::State::lookup(std::vector<uint32_t>& ix) {
       if (!full) co_return fail(Status::kOutOfBounds);  // the key is not in the store
       next.push_back(i);
     }
-    left.swap(next);
+    left = next;
   }
   if (!left.empty()) co_return fail(Status::kOutOfBounds);
   co_return TxnStatus::kOk;
@@ -286,11 +303,11 @@ TxnStatus Txn::State::accept(Rec& r) {
   return TxnStatus::kOk;
 }
 
-Task<TxnStatus> Txn::State::read_one_sided(const std::vector<uint32_t>& ix, bool lock) {
+Task<TxnStatus> Txn::State::read_one_sided(const RecIndexes& ix, bool lock) {
   const uint32_t per = lock ? 2 : 1;
   const uint64_t lw = lock_word(t.coordinator_);
   for (NodeId n = 0; n < store.nodes(); ++n) {
-    std::vector<uint32_t> in;
+    RecIndexes in;
     for (uint32_t i : ix)
       if (recs[i].node == n) in.push_back(i);
     for (size_t at = 0; at < in.size();) {
@@ -328,10 +345,10 @@ Task<TxnStatus> Txn::State::read_one_sided(const std::vector<uint32_t>& ix, bool
   co_return TxnStatus::kOk;
 }
 
-Task<TxnStatus> Txn::State::read_rpc(const std::vector<uint32_t>& ix, bool lock) {
+Task<TxnStatus> Txn::State::read_rpc(const RecIndexes& ix, bool lock) {
   bool abort = false;
   for (NodeId n = 0; n < store.nodes(); ++n) {
-    std::vector<uint32_t> in;
+    RecIndexes in;
     for (uint32_t i : ix)
       if (recs[i].node == n) in.push_back(i);
     for (size_t at = 0; at < in.size();) {

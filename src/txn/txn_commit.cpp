@@ -19,7 +19,7 @@ Task<TxnStatus> Txn::commit() {
   State& s = *s_;
   if (status_ != TxnStatus::kOk) co_return status_;
   LW_CHECK_MSG(s.fetched_upto == s.recs.size(), "commit() with reads declared but not fetched");
-  std::vector<uint32_t> ws, rs;
+  RecIndexes ws, rs;
   for (uint32_t i = 0; i < s.recs.size(); ++i) (s.recs[i].for_update ? ws : rs).push_back(i);
   const bool ro = ws.empty();
   auto phase = [&](Phase p) -> Nanos& { return s.phase[static_cast<size_t>(p)]; };
@@ -89,11 +89,11 @@ Task<TxnStatus> Txn::commit() {
 // Locks every write-set record not locked at Execution and reads its version
 // in the same round trip (§5.2): one-sided, per node one batch of
 // [CAS lock, READ version] per record; two-sided, one RPC per node.
-Task<TxnStatus> Txn::State::lock_writes(const std::vector<uint32_t>& ws) {
+Task<TxnStatus> Txn::State::lock_writes(const RecIndexes& ws) {
   const uint64_t lw = lock_word(t.coordinator_);
   bool failed = false;
   for (NodeId n = 0; n < store.nodes() && !failed; ++n) {
-    std::vector<uint32_t> one, two;
+    RecIndexes one, two;
     for (uint32_t i : ws) {
       const Rec& r = recs[i];
       if (r.node != n || r.locked) continue;
@@ -149,9 +149,9 @@ Task<TxnStatus> Txn::State::lock_writes(const std::vector<uint32_t>& ws) {
 }
 
 // The read set (records read, not written) unchanged and unlocked.
-Task<TxnStatus> Txn::State::validate_reads(const std::vector<uint32_t>& rs, Primitive p) {
+Task<TxnStatus> Txn::State::validate_reads(const RecIndexes& rs, Primitive p) {
   for (NodeId n = 0; n < store.nodes(); ++n) {
-    std::vector<uint32_t> in;
+    RecIndexes in;
     for (uint32_t i : rs)
       if (recs[i].node == n) in.push_back(i);
     for (size_t at = 0; at < in.size();) {
@@ -202,7 +202,7 @@ void Txn::State::add_unlock(Batch& b, const Rec& r, uint64_t lw) const {
 // one QP), posted unsignaled with passive ACK when the source can stay put;
 // two-sided, a commit RPC per node (a one-way message with passive ACK).
 // FORD writes the image to every backup first (no redo log).
-Task<TxnStatus> Txn::State::write_back(const std::vector<uint32_t>& ws) {
+Task<TxnStatus> Txn::State::write_back(const RecIndexes& ws) {
   for (uint32_t i : ws) {
     Rec& r = recs[i];
     const uint64_t v = r.version + 1;
@@ -230,7 +230,7 @@ Task<TxnStatus> Txn::State::write_back(const std::vector<uint32_t>& ws) {
   const bool by_cas = e.impl().release_by_cas;
   const uint64_t lw = lock_word(t.coordinator_);
   for (NodeId n = 0; n < store.nodes(); ++n) {
-    std::vector<uint32_t> in;
+    RecIndexes in;
     for (uint32_t i : ws)
       if (recs[i].node == n) in.push_back(i);
     if (in.empty()) continue;
@@ -300,7 +300,7 @@ Task<TxnStatus> Txn::State::write_back(const std::vector<uint32_t>& ws) {
 Task<void> Txn::State::release_locks() {
   const uint64_t lw = lock_word(t.coordinator_);
   for (NodeId n = 0; n < store.nodes(); ++n) {
-    std::vector<uint32_t> one, two;
+    RecIndexes one, two;
     for (uint32_t i = 0; i < recs.size(); ++i) {
       const Rec& r = recs[i];
       if (r.locked && r.node == n) (r.locked_by_rpc ? two : one).push_back(i);

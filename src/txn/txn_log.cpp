@@ -21,7 +21,7 @@ constexpr uint32_t kReclaimTries = 64;  // sync reclaims while a copy is busy
 constexpr Nanos kReclaimBackoffNs = 2'000;
 }  // namespace
 
-Task<TxnStatus> Txn::State::log(const std::vector<uint32_t>& ws) {
+Task<TxnStatus> Txn::State::log(const RecIndexes& ws) {
   const bool undo = d.undo_log;
   if (!undo && store.replicas() <= 1) co_return TxnStatus::kOk;
   const uint32_t first_rep = undo ? 0 : 1;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine_impl.h"
+#include "latchwork/base/assert.h"
 #include "latchwork/runtime/smart.h"
 #include "latchwork/txn/txn.h"
 #include "wire.h"
@@ -35,6 +36,30 @@ struct Rec {
   std::array<std::byte, kBucketBytes> bucket{};
 };
 
+// Indexes into Txn::State::recs, held inline: the phases build several
+// lists per transaction (per node, per primitive), and as std::vectors each
+// was an allocation.
+class RecIndexes {
+ public:
+  void push_back(uint32_t i) {
+    LW_CHECK(n_ < kMaxTxnRecords);
+    v_[n_++] = i;
+  }
+  void clear() { n_ = 0; }
+  bool empty() const { return n_ == 0; }
+  size_t size() const { return n_; }
+  uint32_t operator[](size_t i) const {
+    LW_CHECK(i < n_);
+    return v_[i];
+  }
+  const uint32_t* begin() const { return v_.data(); }
+  const uint32_t* end() const { return v_.data() + n_; }
+
+ private:
+  std::array<uint32_t, kMaxTxnRecords> v_;
+  uint32_t n_ = 0;
+};
+
 // Per memory node: unsignaled requests posted and the log ring.
 struct NodeState {
   uint32_t unsignaled = 0;  // posted since the last awaited batch to the node
@@ -56,6 +81,11 @@ struct Txn::State {
   bool op_open = false;
 
   std::vector<Rec> recs;
+  // The buffers of the last attempt's records, reused by the next one's
+  // (each record's three were an allocation and a free per attempt).
+  std::vector<std::vector<std::byte>> spare;
+  void recycle_records();
+  std::vector<std::byte> zeroed(size_t bytes);  // a spare buffer, or a new one
   size_t fetched_upto = 0;
   bool read_only = false;
   uint32_t type = 0;
@@ -85,21 +115,21 @@ struct Txn::State {
 
   // Execution (txn.cpp).
   Task<TxnStatus> fetch_pending();
-  Task<TxnStatus> fetch_set(const std::vector<uint32_t>& ix);
-  Task<TxnStatus> lookup(std::vector<uint32_t>& ix);
-  Task<TxnStatus> read_one_sided(const std::vector<uint32_t>& ix, bool lock);
-  Task<TxnStatus> read_rpc(const std::vector<uint32_t>& ix, bool lock);
+  Task<TxnStatus> fetch_set(const RecIndexes& ix);
+  Task<TxnStatus> lookup(RecIndexes& ix);
+  Task<TxnStatus> read_one_sided(const RecIndexes& ix, bool lock);
+  Task<TxnStatus> read_rpc(const RecIndexes& ix, bool lock);
   TxnStatus accept(Rec& r);
 
   // Validation and Commit (txn_commit.cpp).
-  Task<TxnStatus> lock_writes(const std::vector<uint32_t>& ws);
-  Task<TxnStatus> validate_reads(const std::vector<uint32_t>& rs, Primitive p);
-  Task<TxnStatus> write_back(const std::vector<uint32_t>& ws);
+  Task<TxnStatus> lock_writes(const RecIndexes& ws);
+  Task<TxnStatus> validate_reads(const RecIndexes& rs, Primitive p);
+  Task<TxnStatus> write_back(const RecIndexes& ws);
   Task<void> release_locks();
   void add_unlock(Batch& b, const Rec& r, uint64_t lw) const;
 
   // Logging (txn_log.cpp).
-  Task<TxnStatus> log(const std::vector<uint32_t>& ws);
+  Task<TxnStatus> log(const RecIndexes& ws);
   Task<Status> reclaim(NodeId node, bool wait);
   Task<Status> after_commit();
   Task<Status> drain();
