@@ -215,7 +215,8 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
   };
   sherman::Tree tree;
   if (o.process_index == 0 && !create(&tree)) return r;
-  const KeySet ks(o.keys, o.zipf, o.workload_seed);
+  const std::shared_ptr<const KeySet> shared_keys = KeySet::shared(o.keys, o.zipf, o.workload_seed);
+  const KeySet& ks = *shared_keys;
   const bool several = o.processes > 1;
 
   const auto load_start = std::chrono::steady_clock::now();

@@ -1,6 +1,7 @@
 #include "latchwork/workloads/tree_mix.h"
 
 #include <algorithm>
+#include <mutex>
 #include <numeric>
 
 #include "latchwork/base/assert.h"
@@ -35,7 +36,7 @@ bool parse_tree_mix(const std::string& s, TreeMix* out) {
 
 namespace tree_workload {
 
-KeySet::KeySet(uint64_t keys, double zipf, uint64_t seed) {
+KeySet::KeySet(uint64_t keys, double zipf, uint64_t seed) : zipf_theta_(zipf), seed_(seed) {
   LW_CHECK(keys >= 1);
   uint64_t s = seed ^ 0x5348'4552'4d41'4e00ull;  // "SHERMAN"
   sorted_.reserve(keys);
@@ -54,6 +55,31 @@ KeySet::KeySet(uint64_t keys, double zipf, uint64_t seed) {
   while (std::gcd(a, keys) != 1) a = a + 1 < keys ? a + 1 : 1;
   mul_ = keys == 1 ? 1 : a;
   add_ = splitmix64(s) % keys;
+}
+
+std::shared_ptr<const KeySet> KeySet::shared(uint64_t keys, double zipf, uint64_t seed) {
+  constexpr size_t kKept = 4;
+  constexpr uint64_t kMaxKeys = (uint64_t{256} << 20) / sizeof(uint64_t);
+  static std::mutex mu;
+  static std::vector<std::shared_ptr<const KeySet>> recent;  // most recent last
+  std::lock_guard<std::mutex> lock(mu);
+  for (size_t i = 0; i < recent.size(); ++i) {
+    const KeySet& k = *recent[i];
+    if (k.size() != keys || k.zipf_theta_ != zipf || k.seed_ != seed) continue;
+    std::shared_ptr<const KeySet> hit = recent[i];
+    recent.erase(recent.begin() + static_cast<std::ptrdiff_t>(i));
+    recent.push_back(hit);
+    return hit;
+  }
+  auto made = std::make_shared<const KeySet>(keys, zipf, seed);
+  uint64_t held = keys;
+  for (const auto& k : recent) held += k->size();
+  while (!recent.empty() && (recent.size() >= kKept || held > kMaxKeys)) {
+    held -= recent.front()->size();
+    recent.erase(recent.begin());
+  }
+  if (keys <= kMaxKeys) recent.push_back(made);
+  return made;
 }
 
 uint64_t KeySet::index_of_rank(uint64_t rank) const {
