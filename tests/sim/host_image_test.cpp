@@ -55,6 +55,13 @@ struct Range {
 const Range kRanges[] = {{8192 + 136, 8192 * 40 + 72}, {4096 * 3, 4096 * 30}, {4096 * 5 + 64, 4096 * 5 + 1024},
                          {kNode - 4096 * 7 - 8, kNode}};
 
+// An image of the pattern over `r`, captured from a node of its own.
+std::shared_ptr<const HostImage> pattern_image(const Range& r) {
+  NodeMemory src(kNode, 0);
+  fill(src, r.lo, r.hi);
+  return capture(src, r.lo, r.hi);
+}
+
 TEST(HostImage, AnInstalledImageReadsAsTheCapturedBytes) {
   for (const Range& r : kRanges) {
     NodeMemory src(kNode, 0);
@@ -107,12 +114,7 @@ TEST(HostImage, WritesStayInTheirNode) {
 TEST(HostImage, ANodeReusedAfterAnImageReadsZero) {
   NodeMemoryReuse reuse(uint64_t{1} << 30);
   const Range r = kRanges[1];
-  std::shared_ptr<const HostImage> img;
-  {
-    NodeMemory src(kNode, 0);
-    fill(src, r.lo, r.hi);
-    img = capture(src, r.lo, r.hi);
-  }
+  const std::shared_ptr<const HostImage> img = pattern_image(r);
   ASSERT_TRUE(img);
   { NodeMemory m(kNode, 0); m.install_image(*img); }
   const uint64_t before = reuse.reused();
@@ -129,12 +131,7 @@ TEST(HostImage, ANodeReusedAfterAnImageReadsZero) {
 TEST(HostImage, AKeptMappingHoldsItsImageForTheNextNodeOfItsSlot) {
   NodeMemoryReuse reuse(uint64_t{1} << 30);
   const Range r = kRanges[0];  // unaligned at both ends
-  std::shared_ptr<const HostImage> img;
-  {
-    NodeMemory src(kNode, 0);
-    fill(src, r.lo, r.hi);
-    img = capture(src, r.lo, r.hi);
-  }
+  const std::shared_ptr<const HostImage> img = pattern_image(r);
   ASSERT_TRUE(img);
   std::vector<std::byte> want(r.hi - r.lo);
   img->read(r.lo, r.hi, want.data());
@@ -181,12 +178,10 @@ TEST(HostImage, AnInstallFindsTheKeptMappingHoldingItsImage) {
   std::shared_ptr<const HostImage> imgs[2];
   std::vector<std::byte> want[2];
   for (int i = 0; i < 2; ++i) {
-    const Range r = kRanges[i];
-    NodeMemory src(kNode, 0);
-    fill(src, r.lo, r.hi);
-    imgs[i] = capture(src, r.lo, r.hi);
+    imgs[i] = pattern_image(kRanges[i]);
     ASSERT_TRUE(imgs[i]);
-    want[i] = read(src, r.lo, r.hi);
+    want[i].resize(kRanges[i].hi - kRanges[i].lo);
+    imgs[i]->read(kRanges[i].lo, kRanges[i].hi, want[i].data());
   }
   for (int round = 0; round < 9; ++round) {
     const int which = round % 3;  // image 0, image 1, none
@@ -215,12 +210,7 @@ TEST(HostImage, AnInstallFindsTheKeptMappingHoldingItsImage) {
 TEST(HostImage, AHeldImageReadsZeroUntilInstalled) {
   NodeMemoryReuse reuse(uint64_t{1} << 30);
   const Range r = kRanges[1];
-  std::shared_ptr<const HostImage> img;
-  {
-    NodeMemory src(kNode, 0);
-    fill(src, r.lo, r.hi);
-    img = capture(src, r.lo, r.hi);
-  }
+  const std::shared_ptr<const HostImage> img = pattern_image(r);
   ASSERT_TRUE(img);
   const std::vector<std::byte> zeros(r.hi - r.lo);
   auto kept = [&] {
@@ -263,12 +253,7 @@ TEST(HostImage, SimulatedPointsReuseTheImageTheirNodeHeld) {
   c.memory_nodes = 2;
   c.memory_node_bytes = kNode;
   const Range r = kRanges[0];
-  std::shared_ptr<const HostImage> img;
-  {
-    NodeMemory src(kNode, 0);
-    fill(src, r.lo, r.hi);
-    img = capture(src, r.lo, r.hi);
-  }
+  const std::shared_ptr<const HostImage> img = pattern_image(r);
   ASSERT_TRUE(img);
   std::vector<std::byte> want(r.hi - r.lo);
   img->read(r.lo, r.hi, want.data());
