@@ -86,6 +86,7 @@ struct HoclConfig {
   static constexpr uint32_t kMaxLocksPerNode = 1u << 22;
   // "" or a message naming the bad field.
   std::string validate() const;
+  bool operator==(const HoclConfig&) const = default;
 };
 
 // Counters over every compute node (monotone; read after run()).

@@ -6,7 +6,9 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "bulk_images.h"
 #include "latchwork/base/assert.h"
+#include "latchwork/verbs/node_memory_reuse.h"
 #include "tree_internal.h"
 
 namespace lw::sherman {
@@ -17,6 +19,28 @@ bool host_node(Backend& b, const Tree::State& s, RemoteAddr addr, Node* n, std::
   std::vector<std::byte> img(s.cfg.node_bytes);
   b.host_read(addr, img.data(), img.size());
   return s.format.decode(img.data(), n, why);
+}
+
+// Each memory node's range of the nodes at `all`, captured after the build
+// wrote them, for the next bulk load of the same tree (bulk_images.h).
+void capture_bulk_images(Backend& b, const Tree::State& s, std::span<const std::pair<uint64_t, uint64_t>> sorted,
+                         std::vector<RemoteAddr> all) {
+  const uint32_t nodes = b.config().memory_nodes;
+  std::vector<uint64_t> lo(nodes, ~uint64_t{0}), hi(nodes, 0);
+  for (const RemoteAddr a : all) {
+    LW_CHECK(a.node() < nodes);
+    lo[a.node()] = std::min(lo[a.node()], a.offset());
+    hi[a.node()] = std::max(hi[a.node()], a.offset() + s.cfg.node_bytes);
+  }
+  BulkImages taken(nodes);
+  for (NodeId n = 0; n < nodes; ++n) {
+    if (lo[n] >= hi[n]) continue;
+    taken[n] = HostImage::capture(lo[n], hi[n] - lo[n], [&](uint64_t off, std::byte* dst, uint64_t len) {
+      b.host_read(RemoteAddr(n, off), dst, len);
+    });
+    if (!taken[n]) return;  // no image: later loads build as this one did
+  }
+  keep_bulk_images(s.cfg, sorted, std::move(all), std::move(taken));
 }
 
 }  // namespace
@@ -41,13 +65,41 @@ Status Tree::bulk_load(Backend& b, std::span<const std::pair<uint64_t, uint64_t>
     RemoteAddr addr;
     Node node;
   };
-  // Leaves, bulk_fill full.
+  // Leaves bulk_fill full, internal nodes too.
   const auto per_leaf =
       std::clamp<size_t>(static_cast<size_t>(std::floor(f.leaf_capacity() * s.cfg.bulk_fill)), 1, f.leaf_capacity());
+  const size_t fanout = std::clamp<size_t>(
+      static_cast<size_t>(std::floor((f.internal_capacity() + 1) * s.cfg.bulk_fill)), 2, f.internal_capacity() + 1);
+  // Every node's address first, level by level from the leaves: the order
+  // in which the build below took them.
+  std::vector<std::vector<RemoteAddr>> at;
+  for (size_t count = (sorted.size() + per_leaf - 1) / per_leaf;; count = (count + fanout - 1) / fanout) {
+    LW_CHECK_MSG(at.size() < 64, "bulk load built more than 64 levels");
+    std::vector<RemoteAddr>& level = at.emplace_back();
+    level.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      const RemoteAddr a = s.host_allocate(b);
+      if (a.is_null()) return Status::kOutOfBounds;
+      level.push_back(a);
+    }
+    if (count == 1) break;
+  }
+  const RemoteAddr root = at.back()[0];
+  // A figure's points load the same tree again: its image, where it is kept.
+  const bool images = b.can_install_host_images() && NodeMemoryReuse::active();
+  std::vector<RemoteAddr> all;
+  if (images) {
+    for (const auto& level : at) all.insert(all.end(), level.begin(), level.end());
+    if (const BulkImages found = find_bulk_images(s.cfg, sorted, all); !found.empty()) {
+      for (NodeId n = 0; n < found.size(); ++n)
+        if (found[n]) b.host_install_image(n, *found[n]);
+      b.host_store(s.root_word, root.raw());
+      return Status::kOk;
+    }
+  }
   std::vector<Built> level;
   for (size_t i = 0; i < sorted.size(); i += per_leaf) {
-    Built n{s.host_allocate(b), f.empty_leaf()};
-    if (n.addr.is_null()) return Status::kOutOfBounds;
+    Built n{at[0][level.size()], f.empty_leaf()};
     n.node.low = level.empty() ? kMinKey : sorted[i].first;
     const size_t end = std::min(sorted.size(), i + per_leaf);
     for (size_t j = i; j < end; ++j) {
@@ -61,8 +113,6 @@ Status Tree::bulk_load(Backend& b, std::span<const std::pair<uint64_t, uint64_t>
   }
   std::vector<std::byte> img(s.cfg.node_bytes);
   // Links, fences and the write of a level; then the level above.
-  const size_t fanout = std::clamp<size_t>(
-      static_cast<size_t>(std::floor((f.internal_capacity() + 1) * s.cfg.bulk_fill)), 2, f.internal_capacity() + 1);
   for (uint8_t lv = 0;; ++lv) {
     for (size_t i = 0; i < level.size(); ++i) {
       Node& n = level[i].node;
@@ -72,15 +122,10 @@ Status Tree::bulk_load(Backend& b, std::span<const std::pair<uint64_t, uint64_t>
       f.encode(n, img.data());
       b.host_write(level[i].addr, img.data(), img.size());
     }
-    if (level.size() == 1) {
-      b.host_store(s.root_word, level[0].addr.raw());
-      return Status::kOk;
-    }
-    LW_CHECK_MSG(lv < 64, "bulk load built more than 64 levels");
+    if (level.size() == 1) break;
     std::vector<Built> up;
     for (size_t i = 0; i < level.size(); i += fanout) {
-      Built n{s.host_allocate(b), Node{}};
-      if (n.addr.is_null()) return Status::kOutOfBounds;
+      Built n{at[lv + 1u][up.size()], Node{}};
       n.node.low = level[i].node.low;
       const size_t end = std::min(level.size(), i + fanout);
       n.node.children.push_back(level[i].addr);
@@ -93,6 +138,10 @@ Status Tree::bulk_load(Backend& b, std::span<const std::pair<uint64_t, uint64_t>
     }
     level = std::move(up);
   }
+  LW_CHECK(level[0].addr == root);
+  if (images) capture_bulk_images(b, s, sorted, std::move(all));
+  b.host_store(s.root_word, root.raw());
+  return Status::kOk;
 }
 
 void Tree::warm_cache(Backend& b) const {

@@ -108,6 +108,8 @@ struct TreeConfig {
   static constexpr uint32_t kMaxNodeBytes = 65536;
   // "" or a message naming the bad field.
   std::string validate() const;
+  // Every field (a bulk load's image is reused only for equal options).
+  bool operator==(const TreeConfig&) const = default;
 };
 
 // The indexes of the issue and the papers, as presets over TreeConfig and
