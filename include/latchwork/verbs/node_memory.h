@@ -119,9 +119,10 @@ class NodeMemory {
 
   // A tracked node may start in a kept mapping that still holds the host
   // image its last node installed, to be installed again for free. Until
-  // then the image is pending: copying in or out of its range zeroes it
-  // first, and so does settle(), which the owner calls before any other
-  // access (bytes(), word(): the simulator calls it when a run starts).
+  // then the image is pending: copying in or out of its range drops it
+  // first (Mapping::drop_pending: the node then reads zero there), and so
+  // does settle(), which the owner calls before any other access (bytes(),
+  // word(): the simulator calls it when a run starts).
   void settle() { host_.drop_pending(); }
 
  private:
