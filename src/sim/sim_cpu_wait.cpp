@@ -46,10 +46,14 @@ bool Coroutine::cpu_wait(CpuWait* op, std::coroutine_handle<> waiter) {
     op->status = s;
     return false;
   }
-  LW_CHECK(op->max_polls >= 1 && wait.op == nullptr);
+  LW_CHECK(op->max_polls >= 1 && wait.word == nullptr);
   // The first load, as cpu_access queues it.
   thread->cur += sim->timing->cpu_access();
-  wait = CpuWaiter{.op = op, .period = period};
+  wait = CpuWaiter{.word = sim->memory[p.node]->mem.word(op->addr.offset()),
+                   .value = op->value,
+                   .max_polls = op->max_polls,
+                   .period = period,
+                   .op = op};
   resume_point = waiter;
   sim->events.push(thread->cur, EventKind::kCpuAccess, this, kWaitPoll);
   return true;
@@ -59,10 +63,10 @@ bool Coroutine::cpu_wait(CpuWait* op, std::coroutine_handle<> waiter) {
 
 void SimBackend::Impl::on_cpu_poll(Coroutine* c) {
   CpuWaiter& w = c->wait;
-  LW_CHECK(w.op != nullptr);
-  const uint64_t v = *memory[w.op->addr.node()]->mem.word(w.op->addr.offset());
+  LW_CHECK(w.word != nullptr);
+  const uint64_t v = *w.word;
   ++w.polls;
-  if (v == w.op->value && w.polls < w.op->max_polls) {
+  if (v == w.value && w.polls < w.max_polls) {
     // What the resumed loop would do: the poll CPU, then the next load. Its
     // thread runs nothing else, so its CPU is free now.
     LW_CHECK(c->thread->ready.empty() && c->thread->cpu_free_at <= now);

@@ -149,11 +149,17 @@ struct PartialWrite {
 
 // A coroutine spinning on a word of its own node (Worker::cpu_wait_while):
 // its loads are events, as a loop of cpu_load's would be, but the coroutine
-// resumes only after the last (sim_cpu_wait.cpp).
+// resumes only after the last (sim_cpu_wait.cpp). A load reads only this and
+// its word: the wait's word, value and bound are copied here, since the
+// CpuWait sits in the coroutine's frame, one more cache miss per load with
+// hundreds of threads waiting. `op` comes last: only the last load reads it.
 struct CpuWaiter {
-  CpuWait* op = nullptr;  // the wait in progress (its word: op->addr), or null
-  Nanos period = 0;       // between loads (> 0)
-  uint64_t polls = 0;     // loads made
+  const uint64_t* word = nullptr;  // op->addr in node memory, or null
+  uint64_t value = 0;              // op->value
+  uint64_t max_polls = 0;          // op->max_polls
+  Nanos period = 0;                // between loads (> 0)
+  uint64_t polls = 0;              // loads made
+  CpuWait* op = nullptr;           // the wait in progress, or null
 };
 
 // Marks a kCpuAccess event as a CpuWaiter's load (arg 0: a CpuAccess).
@@ -351,7 +357,9 @@ struct SimBackend::Impl {
 
 namespace sim {
 
-struct Coroutine final : WorkerPort {
+// Cache-line aligned: its vtable pointer, sim, thread and the hot part of
+// `wait` fill the first line, all that a waiting load reads of it.
+struct alignas(64) Coroutine final : WorkerPort {
   Coroutine(SimBackend::Impl* s, Thread* t, Placement p, uint64_t seed, WorkerMain m)
       : sim(s), thread(t), worker(this, p, seed), main(std::move(m)) {}
 
@@ -372,12 +380,13 @@ struct Coroutine final : WorkerPort {
 
   SimBackend::Impl* sim;
   Thread* thread;
+  // Beside `thread`: a waiting load reads both (one prefetch for the two).
+  CpuWaiter wait;
   Worker worker;
   WorkerMain main;  // kept alive: a lambda's captures live here, not in the frame
   Task<void> task;
   std::coroutine_handle<> resume_point;
   CpuAccess* pending_cpu = nullptr;
-  CpuWaiter wait;
   RpcMsg* pending_rpc = nullptr;  // the call it awaits (blocked() reports it)
   bool finished = false;
   WorkerTrack track;  // its last completions, for blocked()
