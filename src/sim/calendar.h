@@ -86,7 +86,19 @@ class Calendar {
     for (int step = 0; step < kWalkBack && i > head_; ++step, --i)
       if (busy_[i - 1].lo <= t) return i;
     if (i == head_) return head_;
-    auto it = std::upper_bound(busy_.begin() + static_cast<std::ptrdiff_t>(head_),
+    // Further back, gallop (steps doubling from the walk's length) and search
+    // only the last step: the answer is still near the end (a few dozen
+    // intervals back in smart-fig7's links, of hundreds live), and a search
+    // over all live intervals missed the cache at every probe.
+    size_t from = head_;
+    for (size_t step = kWalkBack; i - head_ > step; step *= 2) {
+      if (busy_[i - step].lo <= t) {
+        from = i - step;
+        break;
+      }
+      i -= step;  // busy_[i].lo > t still
+    }
+    auto it = std::upper_bound(busy_.begin() + static_cast<std::ptrdiff_t>(from),
                                busy_.begin() + static_cast<std::ptrdiff_t>(i), t,
                                [](Nanos v, const Interval& iv) { return v < iv.lo; });
     return static_cast<size_t>(it - busy_.begin());
