@@ -2,7 +2,7 @@
 #include "latchwork/repro/repro_lock.h"
 #include "latchwork/repro/repro_rpc.h"
 #include "latchwork/repro/repro_txn.h"
-#include "latchwork/verbs/node_memory_reuse.h"
+#include "latchwork/repro/repro_session.h"
 
 #include <algorithm>
 #include <atomic>
@@ -345,17 +345,6 @@ const char* repro_y_label(const ReproFigure& f) {
 
 namespace {
 
-// The store layouts a figure's transaction points share, at most this many
-// bytes (a TATP plan at SMART Fig. 10's scale is ~400 MB).
-constexpr uint64_t kPlanCacheBytes = 1ull << 30;
-// The node memory the points hand on to later ones, at most (resident bytes;
-// two points of SMART Fig. 10 hold ~1.2 GB between them).
-constexpr uint64_t kReusedNodeBytes = 2ull << 30;
-
-// The hash tables' load images the points share, at most (SMART Figs. 7
-// and 8 load the same 2^18 keys at every point: ~40 MB an image).
-constexpr uint64_t kHostLoadCacheBytes = 512ull << 20;
-
 // One point's run (never a same_run_as view).
 PerfResult run_point(const ReproPoint& p, txn::StorePlanCache* plans, race::HostLoadCache* loads) {
   if (p.txn) return run_txn_point(p, plans);
@@ -396,7 +385,9 @@ PerfResult run_point(const ReproPoint& p, txn::StorePlanCache* plans, race::Host
 }  // namespace
 
 ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, size_t)>& progress,
-                      uint32_t jobs) {
+                      uint32_t jobs, ReproSession* session) {
+  std::optional<ReproSession> own;
+  if (session == nullptr) session = &own.emplace();
   ReproResult r;
   r.figure = &f;
   const auto start = std::chrono::steady_clock::now();  // reported only
@@ -414,9 +405,6 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
   size_t done = 0;
   std::exception_ptr failure;
   std::atomic<size_t> next{0};
-  txn::StorePlanCache plans(kPlanCacheBytes);
-  race::HostLoadCache loads(kHostLoadCacheBytes);
-  NodeMemoryReuse reuse(kReusedNodeBytes);
   if (progress) progress(0, n);
   // Workers take points in order; each result goes to its own slot.
   auto work = [&] {
@@ -426,8 +414,12 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
         if (failure) return;
       }
       try {
-        PerfResult pr = run_point(f.points[runs[k]], &plans, &loads);
+        const ReproPoint& p = f.points[runs[k]];
+        std::optional<PerfResult> earlier = session->find(p);
+        PerfResult pr = earlier ? std::move(*earlier) : run_point(p, session->plans(), session->loads());
+        if (!earlier) session->add(p, pr);
         std::lock_guard<std::mutex> lock(mu);
+        if (earlier) ++r.shared_runs;
         r.results[runs[k]] = std::move(pr);
         ++done;
         if (progress) progress(done, n);

@@ -16,6 +16,7 @@
 #include "cluster_flags.h"
 #include "commands.h"
 #include "latchwork/repro/repro.h"
+#include "latchwork/repro/repro_session.h"
 #include "repro_children.h"
 
 #ifndef LW_PLOT_SCRIPT
@@ -98,9 +99,12 @@ void print_comparison(const ReproResult& r) {
                 p.series.c_str(), p.x, d->second, static_cast<unsigned long long>(r.results[i].workers));
   }
   if (!r.figure->notes.empty()) std::printf("notes: %s\n", r.figure->notes.c_str());
-  std::printf("%llu simulated verbs in %.2f s (%.2f M verbs per wall second)\n",
+  std::printf("%llu simulated verbs in %.2f s (%.2f M verbs per wall second)",
               static_cast<unsigned long long>(r.verbs), r.wall_seconds,
               r.wall_seconds > 0 ? static_cast<double>(r.verbs) / r.wall_seconds / 1e6 : 0.0);
+  if (r.shared_runs > 0)
+    std::printf("; %llu runs equal to earlier ones, not simulated again", static_cast<unsigned long long>(r.shared_runs));
+  std::printf("\n");
 }
 
 // Starts `argv[0]` (looked up on PATH) with exactly these arguments — no
@@ -149,8 +153,10 @@ int cmd_repro(int argc, const char* const* argv) {
                  "by side (with the error, and whether a parameter was fitted to that value or "
                  "the model predicted it), and writes <name>.csv, <name>.json and <name>.png to "
                  "--out. `latchwork repro --list` lists the figures. Several figures (a comma "
-                 "list, or all) with more than one job run as processes, one figure each, up to "
-                 "--jobs at once; their output is printed in order.");
+                 "list, or all) with more than one job run as processes, one figure each (or one "
+                 "per group of figures that share a run), up to --jobs at once; their output is "
+                 "printed in the order given (a group's figures together). A point whose run equals an earlier point's, in its figure or "
+                 "an earlier one of its process, takes that result: runs are deterministic.");
   bool list = false, json = false, no_plot = false, strict = false, quiet = false;
   std::string out_dir = "repro-out", plot_script = LW_PLOT_SCRIPT;
   // Debian's python3-matplotlib lives with the system interpreter, which
@@ -210,22 +216,33 @@ int cmd_repro(int argc, const char* const* argv) {
   std::vector<std::pair<std::string, std::string>> plots;  // json, png
   const size_t workers = jobs == 0 ? std::max(1u, std::thread::hardware_concurrency()) : jobs;
   if (figures.size() > 1 && workers > 1) {
-    std::vector<std::string> names;
-    for (const ReproFigure* fig : figures) names.push_back(fig->name);
+    // Figures that share a run go to one process, where the later ones take
+    // the earlier ones' results (repro_session.h).
+    const std::vector<std::vector<size_t>> groups = group_sharing_runs(figures);
+    std::vector<std::string> names;  // one per process: "a" or "a,b"
+    for (const std::vector<size_t>& g : groups) {
+      std::string joined;
+      for (size_t i : g) joined += (joined.empty() ? "" : ",") + figures[i]->name;
+      names.push_back(joined);
+    }
     std::vector<std::string> child_args = {"--out", out_dir, "--no-plot", "--jobs", "1", "--quiet"};
     if (json) child_args.push_back("--json");
     if (strict) child_args.push_back("--strict");
     int worst = kExitOk;
+    size_t figures_done = 0;
     std::string err;
     const bool started = run_repro_children(
         names, child_args, workers, out_dir,
         [&](size_t i, const std::string& text, int code) {
           std::fwrite(text.data(), 1, text.size(), stdout);
           std::fflush(stdout);
-          if (!quiet) std::fprintf(stderr, "[repro: %zu of %zu figures done]\n", i + 1, names.size());
+          figures_done += groups[i].size();
+          if (!quiet) std::fprintf(stderr, "[repro: %zu of %zu figures done]\n", figures_done, figures.size());
           if (code == kExitOk || code == kExitCheckFailed) {
-            const std::string base = (std::filesystem::path(out_dir) / names[i]).string();
-            plots.emplace_back(base + ".json", base + ".png");
+            for (size_t f : groups[i]) {
+              const std::string base = (std::filesystem::path(out_dir) / figures[f]->name).string();
+              plots.emplace_back(base + ".json", base + ".png");
+            }
             if (code == kExitCheckFailed) all_ok = false;
           } else if (worst == kExitOk) {
             std::fprintf(stderr, "latchwork: repro %s failed (exit status %d)\n", names[i].c_str(), code);
@@ -240,6 +257,7 @@ int cmd_repro(int argc, const char* const* argv) {
     if (worst != kExitOk) return worst;
     figures.clear();  // all ran; draw the plots below
   }
+  ReproSession session;  // the figures below share caches and equal runs
   for (const ReproFigure* fig : figures) {
     const ReproResult r = run_repro(
         *fig,
@@ -249,7 +267,7 @@ int cmd_repro(int argc, const char* const* argv) {
           std::fflush(stderr);
           if (done == n) std::fprintf(stderr, "\n");
         },
-        static_cast<uint32_t>(jobs));
+        static_cast<uint32_t>(jobs), &session);
     const std::filesystem::path base = std::filesystem::path(out_dir) / fig->name;
     const std::string json_path = base.string() + ".json", png_path = base.string() + ".png";
     if (!write_file(base.string() + ".csv", r.to_csv()) || !write_file(json_path, r.to_json())) {

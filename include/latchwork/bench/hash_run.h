@@ -84,6 +84,8 @@ struct HashRunOptions {
   static constexpr uint32_t kRetryBuckets = 16;  // 0..14 exact, 15 = 15 or more
   static constexpr uint64_t kMaxVerifiedOps = 1ull << 22;
   std::string validate(const ClusterConfig& c) const;
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const HashRunOptions&) const = default;
 };
 
 struct HashRunResult {

@@ -56,6 +56,8 @@ struct PerfOptions {
   // Bounds validate_perf enforces (documented in `latchwork perf --help`).
   static constexpr uint64_t kMaxStep = 1ull << 30;          // stride + padding
   static constexpr uint64_t kMaxBufferBytes = 1ull << 30;   // workers x size: local buffers
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const PerfOptions&) const = default;
 };
 
 struct PerfResult {

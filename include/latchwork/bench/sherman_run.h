@@ -63,6 +63,8 @@ struct ShermanRunOptions {
   static constexpr uint64_t kMaxKeys = uint64_t{1} << 32;
   static constexpr uint64_t kMaxVerifiedOps = 1ull << 22;
   std::string validate(const ClusterConfig& c) const;
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const ShermanRunOptions&) const = default;
 };
 
 struct ShermanRunResult {
@@ -130,6 +132,8 @@ struct HoclRunOptions {
   Nanos measure_ns = 500'000;
   uint64_t max_ops_per_worker = 10'000'000;
   std::string validate(const ClusterConfig& c) const;
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const HoclRunOptions&) const = default;
 };
 
 struct HoclRunResult {

@@ -35,6 +35,8 @@ struct TimingConfig {
   Nanos smartnic_rpc_ns = 400;     // a SmartNIC core serving one latch RPC
   double crc64_ns_per_byte = 1.0;       // CPU: CRC-64 of one byte (assumed, ~1 GB/s table-driven)
   double farm_check_ns_per_line = 2.0;  // CPU: one FaRM line version checked (assumed)
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const TimingConfig&) const = default;
 };
 
 // Which timing model the simulator uses: the fixed costs above ("simple"), or
@@ -48,12 +50,16 @@ struct NicConfig {
   bool calibrated() const { return profile != "simple"; }
   // The profile with the overrides applied; an error message or "".
   std::string resolve(NicProfile* out) const;
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const NicConfig&) const = default;
 };
 
 struct ThreadsConfig {
   // Copy the lines of a multi-line READ in random order with yields between
   // them, and run NIC atomics as a separate load and store.
   bool adversarial = false;
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const ThreadsConfig&) const = default;
 };
 
 // How the verbs backend carries a request's fence flag (WorkRequest::fence:
@@ -93,6 +99,8 @@ struct VerbsConfig {
   // JSON config (it names a process, not the cluster).
   int32_t local_node = -1;
   uint32_t barrier_timeout_ms = 600'000;
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const VerbsConfig&) const = default;
 };
 
 // Two-sided RPC (verbs/rpc.h): the CPU that serves calls on each memory node.
@@ -113,6 +121,8 @@ struct RpcConfig {
   static constexpr uint32_t kMaxQueueCapacity = 1u << 20;
   // An error message naming the bad field, or "".
   std::string validate() const;
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const RpcConfig&) const = default;
 };
 
 // Bounds on one simulator run (issue 11 item 3: no command runs unbounded).
@@ -136,6 +146,8 @@ struct RunBudget {
   static constexpr uint32_t kMaxProgressSeconds = 86'400;
   // An error message naming the bad field, or "".
   std::string validate() const;
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const RunBudget&) const = default;
 };
 
 struct ClusterConfig {
@@ -247,6 +259,8 @@ struct ClusterConfig {
 
   // Selects a semantics profile by name, replacing all switches.
   std::string set_profile(const std::string& name);
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const ClusterConfig&) const = default;
 };
 
 }  // namespace lw

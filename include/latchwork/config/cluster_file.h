@@ -21,6 +21,7 @@ struct MemoryNodeAddress {
   std::string host;
   uint16_t port = 0;
   std::string to_string() const { return host + ":" + std::to_string(port); }
+  bool operator==(const MemoryNodeAddress&) const = default;
 };
 
 struct ClusterFile {
@@ -34,6 +35,8 @@ struct ClusterFile {
   // Parse errors name the offending field; "" when valid.
   static std::string parse(const std::string& text, ClusterFile* out);
   static std::string load(const std::string& path, ClusterFile* out);
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const ClusterFile&) const = default;
 };
 
 // Config, cluster and NIC profile files larger than this are refused before

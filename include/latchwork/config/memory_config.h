@@ -48,6 +48,8 @@ struct MemoryConfig {
   static constexpr uint32_t kMaxAccessBytes = 4096;
   // An error message naming the bad field, or "".
   std::string validate() const;
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const MemoryConfig&) const = default;
 };
 
 }  // namespace lw

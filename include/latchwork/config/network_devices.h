@@ -35,16 +35,20 @@ struct SwitchConfig {
   uint64_t duplicate_delay_ns = 3000;
 
   bool optimistic_latching() const { return enabled && program == "optimistic-latching"; }
+  bool operator==(const SwitchConfig&) const = default;
 };
 
 struct SmartNicConfig {
   bool enabled = false;
   uint64_t memory_bytes = 1ull << 20;  // the SmartNIC's own memory, where the latches live
+  bool operator==(const SmartNicConfig&) const = default;
 };
 
 struct NetworkConfig {
   SwitchConfig programmable_switch;
   SmartNicConfig smartnic;
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const NetworkConfig&) const = default;
 };
 
 }  // namespace lw

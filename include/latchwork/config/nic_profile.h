@@ -29,6 +29,8 @@ struct NicMechanisms {
   bool cpu_costs = true;      // posting, polling, MMIO and coroutine switches cost CPU time
 
   static const std::vector<std::pair<const char*, bool NicMechanisms::*>>& switches();
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const NicMechanisms&) const = default;
 };
 
 struct NicParams {

@@ -48,6 +48,8 @@ struct SmartConfig {
   // dynamic_limit comes with backoff (it only moves the backoff's limit).
   // An error message naming the bad field, or "".
   std::string validate() const;
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const SmartConfig&) const = default;
 };
 
 }  // namespace lw

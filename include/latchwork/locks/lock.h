@@ -80,6 +80,7 @@ struct LockTableConfig {
   static constexpr int32_t kMaxBudget = 1 << 20;
   // "" or a message naming the bad field.
   std::string validate() const;
+  bool operator==(const LockTableConfig&) const = default;
 };
 
 // What one client did (for tests, statistics and the repro's accounting).

@@ -43,6 +43,8 @@ struct ReproTxn {
   std::map<std::string, double> nic_overrides = {};  // on top of the profile
   uint32_t rpc_cores = 0;               // > 0: RPC polling cores per node
   std::optional<QpPolicy> qp_policy = std::nullopt;  // unset: txn_cluster's
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const ReproTxn&) const = default;
 };
 
 struct ReproPoint {
@@ -151,7 +153,8 @@ struct ReproResult {
   std::vector<PerfResult> results;  // one per point
   std::vector<ReproComparison> comparisons;
   double wall_seconds = 0;
-  uint64_t verbs = 0;
+  uint64_t verbs = 0;         // of every point's run, shared ones included
+  uint64_t shared_runs = 0;   // runs taken from an equal earlier one (ReproSession)
 
   std::string to_json() const;
   std::string to_csv() const;
@@ -167,11 +170,14 @@ const char* repro_y_label(const ReproFigure& f);
 
 const std::vector<ReproFigure>& repro_figures();
 const ReproFigure* find_repro(const std::string& name);
+class ReproSession;
 // Runs every point, on up to `jobs` threads at once (0: one per core). Each
 // point is its own seeded simulation, so the results do not depend on `jobs`;
 // only wall_seconds does. `progress(done, n)` is called, one call at a time,
-// as points finish (and once with done = 0 before the first).
-ReproResult run_repro(const ReproFigure& f,
-                      const std::function<void(size_t, size_t)>& progress = {}, uint32_t jobs = 1);
+// as points finish (and once with done = 0 before the first). The points
+// share caches, and equal runs, with the session's other figures
+// (repro_session.h; null: a session of this figure alone).
+ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, size_t)>& progress = {},
+                      uint32_t jobs = 1, ReproSession* session = nullptr);
 
 }  // namespace lw

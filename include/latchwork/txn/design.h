@@ -77,6 +77,7 @@ struct DesignConfig {
 
   std::string describe() const;      // "E=hybrid V=one/one L=one C=one passive-ack cache"
   std::string validate() const;      // "" or a message
+  bool operator==(const DesignConfig&) const = default;
 };
 
 // drtmh | farm | drtmr | fasst | ford | smart-dtx. False for an unknown name.

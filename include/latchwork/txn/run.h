@@ -55,6 +55,17 @@ struct TxnRunOptions {
   uint64_t barrier_timeout_ms = 300'000;
 
   std::string validate(const ClusterConfig& c) const;
+  // Every field but `on_commit` (it watches the run, it does not change it):
+  // equal options make the same run (repro shares runs). A field added must
+  // be compared here (run.cpp asserts the size).
+  bool operator==(const TxnRunOptions& o) const {
+    return design == o.design && warmup_ns == o.warmup_ns && measure_ns == o.measure_ns &&
+           txns_per_worker == o.txns_per_worker && max_txns_per_worker == o.max_txns_per_worker &&
+           max_attempts == o.max_attempts && retry_backoff_ns == o.retry_backoff_ns && verify == o.verify &&
+           log_ring_bytes == o.log_ring_bytes && warm_cache == o.warm_cache && plan_cache == o.plan_cache &&
+           processes == o.processes && process_index == o.process_index && shared_name == o.shared_name &&
+           barrier_timeout_ms == o.barrier_timeout_ms;
+  }
 };
 
 struct TxnRunResult {

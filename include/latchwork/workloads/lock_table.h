@@ -34,6 +34,14 @@ struct LockTableOptions {
   // operations completed: (done, total). Reporting only; may be empty.
   std::function<void(uint64_t, uint64_t)> progress = {};
   std::string validate() const;   // "" or a message naming the field
+  // Every field but `progress` (reporting only): equal options make the same
+  // run (repro shares runs). A field added must be compared here (lock_table.cpp
+  // asserts the size).
+  bool operator==(const LockTableOptions& o) const {
+    return cluster == o.cluster && table == o.table && locality_percent == o.locality_percent &&
+           ops_per_worker == o.ops_per_worker && cs_ns == o.cs_ns && verify == o.verify &&
+           process_index == o.process_index;
+  }
 };
 
 struct LockTableResult {

@@ -76,6 +76,7 @@ class ActiveSchedule {
   uint32_t active_count(uint32_t interval) const { return counts_.at(interval); }
   bool active(uint32_t thread, uint32_t interval) const;
   static constexpr uint32_t kMaxIntervals = 1u << 16;
+  bool operator==(const ActiveSchedule&) const = default;
 
  private:
   Nanos interval_ns_ = 0;

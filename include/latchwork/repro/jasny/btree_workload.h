@@ -24,6 +24,8 @@ struct BTreeWorkloadOptions {
   Nanos measure_ns = 500'000;
   uint64_t max_ops_per_worker = 1'000'000;
   std::string validate() const;
+  // Every field: two equal options make the same run (repro shares runs).
+  bool operator==(const BTreeWorkloadOptions&) const = default;
 };
 
 struct BTreeWorkloadResult {

@@ -1,0 +1,161 @@
+#include "latchwork/repro/repro_session.h"
+
+#include "latchwork/base/assert.h"
+#include "latchwork/structures/race/host_load_cache.h"
+#include "latchwork/txn/store_plan_cache.h"
+#include "latchwork/verbs/node_memory_reuse.h"
+
+namespace lw {
+namespace {
+
+// The store layouts the points share, at most this many bytes (a TATP plan
+// at SMART Fig. 10's scale is ~400 MB).
+constexpr uint64_t kPlanCacheBytes = 1ull << 30;
+// The node memory the points hand on to later ones, at most (resident bytes;
+// two points of SMART Fig. 10 hold ~1.2 GB between them).
+constexpr uint64_t kReusedNodeBytes = 2ull << 30;
+// The hash tables' load images the points share, at most (SMART Figs. 7
+// and 8 load the same 2^18 keys at every point: ~40 MB an image).
+constexpr uint64_t kHostLoadCacheBytes = 512ull << 20;
+
+// A few inputs of a point's run, hashed: equal for points that same_run
+// finds equal (it compares all of these), and rarely equal otherwise.
+uint64_t run_key(const ReproPoint& p) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  mix(p.cluster.seed);
+  mix(p.cluster.compute_nodes);
+  mix(p.cluster.threads_per_node);
+  mix(p.cluster.coroutines_per_thread);
+  mix(p.cluster.memory_nodes);
+  mix(static_cast<uint64_t>(p.perf.op));
+  mix(p.perf.size);
+  mix(p.perf.measure_ns);
+  mix(uint64_t{p.tuples.has_value()} | uint64_t{p.btree.has_value()} << 1 | uint64_t{p.hash.has_value()} << 2 |
+      uint64_t{p.lock_table.has_value()} << 3 | uint64_t{p.sherman.has_value()} << 4 |
+      uint64_t{p.hocl.has_value()} << 5 | uint64_t{p.txn.has_value()} << 6);
+  if (p.hash) mix(static_cast<uint64_t>(p.hash->mix));
+  if (p.lock_table) {
+    mix(static_cast<uint64_t>(p.lock_table->table.kind));
+    mix(p.lock_table->locality_percent);
+    mix(p.lock_table->cluster.memory_nodes);
+    mix(p.lock_table->cluster.memory_node_threads);
+  }
+  if (p.txn) {
+    mix(p.txn->nodes);
+    mix(p.txn->threads);
+    mix(p.txn->coroutines);
+  }
+  return h;
+}
+
+}  // namespace
+
+// A field added to ReproPoint must be compared below if it changes the run
+// (and listed in the comment of same_run if it does not).
+static_assert(sizeof(ReproPoint) == 3328, "ReproPoint changed: review same_run");
+
+bool same_run(const ReproPoint& a, const ReproPoint& b) {
+  if (a.same_run_as >= 0 || b.same_run_as >= 0) return false;
+  if (a.hash.has_value() != b.hash.has_value()) return false;
+  // A commit sink watches its own run: such a run is never taken from another.
+  if ((a.txn && a.txn->run.on_commit) || (b.txn && b.txn->run.on_commit)) return false;
+  if (a.hash) {
+    HashRunOptions named = *a.hash;
+    named.table = b.hash->table;  // a report name only
+    if (!(named == *b.hash)) return false;
+  }
+  if (a.sherman.has_value() != b.sherman.has_value()) return false;
+  if (a.sherman) {
+    ShermanRunOptions named = *a.sherman;
+    named.index = b.sherman->index;  // a report name only
+    if (!(named == *b.sherman)) return false;
+  }
+  return a.cluster == b.cluster && a.perf == b.perf && a.tuples == b.tuples && a.btree == b.btree &&
+         a.lock_table == b.lock_table && a.lock_localities == b.lock_localities &&
+         a.lock_baseline_remote_budget == b.lock_baseline_remote_budget && a.hocl == b.hocl && a.txn == b.txn;
+}
+
+std::vector<std::vector<size_t>> group_sharing_runs(const std::vector<const ReproFigure*>& figures) {
+  // Union-find over figures, joined by any two points of theirs that run
+  // the same simulation.
+  std::vector<size_t> parent(figures.size());
+  for (size_t i = 0; i < parent.size(); ++i) parent[i] = i;
+  auto root = [&parent](size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  struct Run {
+    size_t figure;
+    const ReproPoint* point;
+  };
+  std::unordered_map<uint64_t, std::vector<Run>> by_key;
+  for (size_t f = 0; f < figures.size(); ++f) {
+    for (const ReproPoint& p : figures[f]->points) {
+      if (p.same_run_as >= 0) continue;
+      std::vector<Run>& bucket = by_key[run_key(p)];
+      for (const Run& r : bucket) {
+        if (root(r.figure) == root(f) || !same_run(*r.point, p)) continue;
+        parent[root(f)] = root(r.figure);
+      }
+      bucket.push_back({f, &p});
+    }
+  }
+  std::vector<std::vector<size_t>> groups;
+  std::vector<size_t> group_of(figures.size(), SIZE_MAX);
+  for (size_t f = 0; f < figures.size(); ++f) {
+    size_t& g = group_of[root(f)];
+    if (g == SIZE_MAX) {
+      g = groups.size();
+      groups.emplace_back();
+    }
+    groups[g].push_back(f);
+  }
+  return groups;
+}
+
+ReproSession::ReproSession()
+    : plans_(std::make_unique<txn::StorePlanCache>(kPlanCacheBytes)),
+      loads_(std::make_unique<race::HostLoadCache>(kHostLoadCacheBytes)),
+      reuse_(std::make_unique<NodeMemoryReuse>(kReusedNodeBytes)) {}
+
+ReproSession::~ReproSession() {
+  // Kept node memory first: its mappings may hold the caches' images.
+  reuse_.reset();
+  loads_.reset();
+  plans_.reset();
+}
+
+std::optional<PerfResult> ReproSession::find(const ReproPoint& p) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto [lo, hi] = by_key_.equal_range(run_key(p));
+  for (auto it = lo; it != hi; ++it) {
+    if (!same_run(points_[it->second], p)) continue;
+    ++shared_;
+    PerfResult r = results_[it->second];
+    if (p.hash) r.op = p.hash->table;  // as run_hash names it
+    if (p.sherman) r.op = p.sherman->index;  // as run_sherman names it
+    return r;
+  }
+  return std::nullopt;
+}
+
+void ReproSession::add(const ReproPoint& p, const PerfResult& r) {
+  LW_CHECK_MSG(p.same_run_as < 0, "a same_run_as view has no run of its own");
+  std::lock_guard<std::mutex> lock(mu_);
+  if (points_.size() >= kMaxRuns) return;
+  const uint64_t key = run_key(p);
+  const auto [lo, hi] = by_key_.equal_range(key);
+  for (auto it = lo; it != hi; ++it)
+    if (same_run(points_[it->second], p)) return;  // two threads ran it at once
+  by_key_.emplace(key, points_.size());
+  points_.push_back(p);
+  results_.push_back(r);
+}
+
+uint64_t ReproSession::shared_runs() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return shared_;
+}
+
+}  // namespace lw
