@@ -215,10 +215,13 @@ int cmd_repro(int argc, const char* const* argv) {
   // drawing a figure, and one run alone left the other cores idle.
   std::vector<std::pair<std::string, std::string>> plots;  // json, png
   const size_t workers = jobs == 0 ? std::max(1u, std::thread::hardware_concurrency()) : jobs;
+  // Figures that share a run run together, in one session (one process),
+  // where the later ones take the earlier ones' results (repro_session.h).
+  // Other figures do not share a session: they would only hold each other's
+  // node memory and caches (11 unrelated figures in one session faulted
+  // twice the pages).
+  std::vector<std::vector<size_t>> groups = group_sharing_runs(figures);
   if (figures.size() > 1 && workers > 1) {
-    // Figures that share a run go to one process, where the later ones take
-    // the earlier ones' results (repro_session.h).
-    const std::vector<std::vector<size_t>> groups = group_sharing_runs(figures);
     std::vector<std::string> names;  // one per process: "a" or "a,b"
     for (const std::vector<size_t>& g : groups) {
       std::string joined;
@@ -255,34 +258,37 @@ int cmd_repro(int argc, const char* const* argv) {
       return kExitCheckFailed;
     }
     if (worst != kExitOk) return worst;
-    figures.clear();  // all ran; draw the plots below
+    groups.clear();  // all ran; draw the plots below
   }
-  ReproSession session;  // the figures below share caches and equal runs
-  for (const ReproFigure* fig : figures) {
-    const ReproResult r = run_repro(
-        *fig,
-        [&](size_t done, size_t n) {
-          if (quiet) return;
-          std::fprintf(stderr, "\r[%s %zu/%zu]", fig->name.c_str(), done, n);
-          std::fflush(stderr);
-          if (done == n) std::fprintf(stderr, "\n");
-        },
-        static_cast<uint32_t>(jobs), &session);
-    const std::filesystem::path base = std::filesystem::path(out_dir) / fig->name;
-    const std::string json_path = base.string() + ".json", png_path = base.string() + ".png";
-    if (!write_file(base.string() + ".csv", r.to_csv()) || !write_file(json_path, r.to_json())) {
-      std::fprintf(stderr, "latchwork: cannot write results to %s\n", out_dir.c_str());
-      return kExitUsage;
+  for (const std::vector<size_t>& group : groups) {
+    ReproSession session;
+    for (size_t in_group : group) {
+      const ReproFigure* fig = figures[in_group];
+      const ReproResult r = run_repro(
+          *fig,
+          [&](size_t done, size_t n) {
+            if (quiet) return;
+            std::fprintf(stderr, "\r[%s %zu/%zu]", fig->name.c_str(), done, n);
+            std::fflush(stderr);
+            if (done == n) std::fprintf(stderr, "\n");
+          },
+          static_cast<uint32_t>(jobs), &session);
+      const std::filesystem::path base = std::filesystem::path(out_dir) / fig->name;
+      const std::string json_path = base.string() + ".json", png_path = base.string() + ".png";
+      if (!write_file(base.string() + ".csv", r.to_csv()) || !write_file(json_path, r.to_json())) {
+        std::fprintf(stderr, "latchwork: cannot write results to %s\n", out_dir.c_str());
+        return kExitUsage;
+      }
+      if (json) {
+        std::printf("%s\n", r.to_json().c_str());
+      } else {
+        print_series_table(r);
+      }
+      if (!json) print_comparison(r);
+      for (const auto& c : r.comparisons) all_ok = all_ok && c.within;
+      plots.emplace_back(json_path, png_path);
+      if (!json) std::printf("wrote %s.{csv,json}\n\n", base.string().c_str());
     }
-    if (json) {
-      std::printf("%s\n", r.to_json().c_str());
-    } else {
-      print_series_table(r);
-    }
-    if (!json) print_comparison(r);
-    for (const auto& c : r.comparisons) all_ok = all_ok && c.within;
-    plots.emplace_back(json_path, png_path);
-    if (!json) std::printf("wrote %s.{csv,json}\n\n", base.string().c_str());
   }
   if (!no_plot) {
     // Argument vectors, not shell commands: a quote or `$(...)` in a path
