@@ -135,6 +135,14 @@ for fig in jasny-fig4 alock-fig1; do
   cmp -s "$tmp/repro-two1/$fig.csv" "$tmp/repro-two2/$fig.csv" || { echo "FAIL: repro in processes changed $fig"; fail=1; }
 done
 ls -A "$tmp/repro-two2" | grep -q stdout && { echo "FAIL: repro left a child's output file"; fail=1; }
+# Jasny Figs. 4 and 5 share runs: one process runs both and simulates those
+# runs once; the results equal each figure's own.
+expect_exit 0 "repro figures sharing runs" -- "$lw" repro jasny-fig5,jasny-fig4 --no-plot --jobs 2 --out "$tmp/repro-shared"
+grep -q "runs equal to earlier ones, not simulated again" "$tmp/out" || { echo "FAIL: repro shared no run between jasny-fig5 and jasny-fig4"; fail=1; }
+expect_exit 0 "repro fig5 alone" -- "$lw" repro jasny-fig5 --no-plot --out "$tmp/repro-fig5"
+grep -q "not simulated again" "$tmp/out" && { echo "FAIL: repro of one figure shared a run"; fail=1; }
+cmp -s "$tmp/repro-fig5/jasny-fig5.csv" "$tmp/repro-shared/jasny-fig5.csv" || { echo "FAIL: shared runs changed jasny-fig5"; fail=1; }
+cmp -s "$tmp/repro/jasny-fig4.csv" "$tmp/repro-shared/jasny-fig4.csv" || { echo "FAIL: shared runs changed jasny-fig4"; fail=1; }
 expect_exit 2 "repro unknown in a list" -- "$lw" repro jasny-fig4,fig99 --no-plot --out "$tmp/repro-list-bad"
 expect_err "unknown figure \"fig99\""
 [ -e "$tmp/repro-list-bad" ] && { echo "FAIL: repro with an unknown figure wrote results"; fail=1; }
