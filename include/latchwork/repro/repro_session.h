@@ -31,8 +31,9 @@ class NodeMemoryReuse;
 
 // Whether two points simulate the same run: every input of their run is
 // equal (cluster, options of their kind, lock localities); their series, x,
-// panel and metric may differ. HashRunOptions::table and
-// ShermanRunOptions::index only name the run in reports and are not compared. A same_run_as view runs nothing: never equal.
+// panel, metric and x_metric may differ. HashRunOptions::table and
+// ShermanRunOptions::index only name the run in reports and are not
+// compared. A same_run_as view runs nothing: never equal.
 bool same_run(const ReproPoint& a, const ReproPoint& b);
 
 // The figures in groups that share at least one run (same_run), directly or
