@@ -12,14 +12,8 @@ namespace lw {
 namespace {
 
 ReproPoint small_read(const std::string& series, double x, uint32_t threads) {
-  ClusterConfig c;
-  c.set_profile("connectx");
-  c.nic.profile = "cx6-200g";
-  c.compute_nodes = 1;
-  c.threads_per_node = threads;
+  ClusterConfig c = repro_sync_cluster("cx6-200g", 1, threads, 1ull << 20);
   c.coroutines_per_thread = 2;
-  c.memory_nodes = 1;
-  c.memory_node_bytes = 1ull << 20;
   PerfOptions o;
   o.op = Opcode::kRead;
   o.random_region = 256ull << 10;
