@@ -1,5 +1,7 @@
 #include "latchwork/repro/repro_session.h"
 
+#include <string>
+
 #include "latchwork/base/assert.h"
 #include "latchwork/structures/race/host_load_cache.h"
 #include "latchwork/txn/store_plan_cache.h"
@@ -55,24 +57,28 @@ uint64_t run_key(const ReproPoint& p) {
 // (and listed in the comment of same_run if it does not).
 static_assert(sizeof(ReproPoint) == 3328, "ReproPoint changed: review same_run");
 
+namespace {
+
+// Two optional run options equal in every field but `name`, a report name.
+template <class Options>
+bool equal_but_name(const std::optional<Options>& a, const std::optional<Options>& b, std::string Options::*name) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  Options named = *a;
+  named.*name = (*b).*name;
+  return named == *b;
+}
+
+}  // namespace
+
 bool same_run(const ReproPoint& a, const ReproPoint& b) {
   if (a.same_run_as >= 0 || b.same_run_as >= 0) return false;
-  if (a.hash.has_value() != b.hash.has_value()) return false;
   // A commit sink watches its own run: such a run is never taken from another.
   if ((a.txn && a.txn->run.on_commit) || (b.txn && b.txn->run.on_commit)) return false;
-  if (a.hash) {
-    HashRunOptions named = *a.hash;
-    named.table = b.hash->table;  // a report name only
-    if (!(named == *b.hash)) return false;
-  }
-  if (a.sherman.has_value() != b.sherman.has_value()) return false;
-  if (a.sherman) {
-    ShermanRunOptions named = *a.sherman;
-    named.index = b.sherman->index;  // a report name only
-    if (!(named == *b.sherman)) return false;
-  }
-  return a.cluster == b.cluster && a.perf == b.perf && a.tuples == b.tuples && a.btree == b.btree &&
-         a.lock_table == b.lock_table && a.lock_localities == b.lock_localities &&
+  return equal_but_name(a.hash, b.hash, &HashRunOptions::table) &&
+         equal_but_name(a.sherman, b.sherman, &ShermanRunOptions::index) && a.cluster == b.cluster &&
+         a.perf == b.perf && a.tuples == b.tuples && a.btree == b.btree && a.lock_table == b.lock_table &&
+         a.lock_localities == b.lock_localities &&
          a.lock_baseline_remote_budget == b.lock_baseline_remote_budget && a.hocl == b.hocl && a.txn == b.txn;
 }
 
@@ -126,18 +132,22 @@ ReproSession::~ReproSession() {
   plans_.reset();
 }
 
+size_t ReproSession::index_of(const ReproPoint& p, uint64_t key) const {
+  const auto [lo, hi] = by_key_.equal_range(key);
+  for (auto it = lo; it != hi; ++it)
+    if (same_run(points_[it->second], p)) return it->second;
+  return SIZE_MAX;
+}
+
 std::optional<PerfResult> ReproSession::find(const ReproPoint& p) const {
   std::lock_guard<std::mutex> lock(mu_);
-  const auto [lo, hi] = by_key_.equal_range(run_key(p));
-  for (auto it = lo; it != hi; ++it) {
-    if (!same_run(points_[it->second], p)) continue;
-    ++shared_;
-    PerfResult r = results_[it->second];
-    if (p.hash) r.op = p.hash->table;  // as run_hash names it
-    if (p.sherman) r.op = p.sherman->index;  // as run_sherman names it
-    return r;
-  }
-  return std::nullopt;
+  const size_t i = index_of(p, run_key(p));
+  if (i == SIZE_MAX) return std::nullopt;
+  ++shared_;
+  PerfResult r = results_[i];
+  if (p.hash) r.op = p.hash->table;        // as run_hash names it
+  if (p.sherman) r.op = p.sherman->index;  // as run_sherman names it
+  return r;
 }
 
 void ReproSession::add(const ReproPoint& p, const PerfResult& r) {
@@ -145,9 +155,7 @@ void ReproSession::add(const ReproPoint& p, const PerfResult& r) {
   std::lock_guard<std::mutex> lock(mu_);
   if (points_.size() >= kMaxRuns) return;
   const uint64_t key = run_key(p);
-  const auto [lo, hi] = by_key_.equal_range(key);
-  for (auto it = lo; it != hi; ++it)
-    if (same_run(points_[it->second], p)) return;  // two threads ran it at once
+  if (index_of(p, key) != SIZE_MAX) return;  // two threads ran it at once
   by_key_.emplace(key, points_.size());
   points_.push_back(p);
   results_.push_back(r);

@@ -155,8 +155,9 @@ int cmd_repro(int argc, const char* const* argv) {
                  "--out. `latchwork repro --list` lists the figures. Several figures (a comma "
                  "list, or all) with more than one job run as processes, one figure each (or one "
                  "per group of figures that share a run), up to --jobs at once; their output is "
-                 "printed in the order given (a group's figures together). A point whose run equals an earlier point's, in its figure or "
-                 "an earlier one of its process, takes that result: runs are deterministic.");
+                 "printed in the order given (a group's figures together). A point whose run "
+                 "equals an earlier point's, in its figure or an earlier one of its process, takes "
+                 "that result: runs are deterministic.");
   bool list = false, json = false, no_plot = false, strict = false, quiet = false;
   std::string out_dir = "repro-out", plot_script = LW_PLOT_SCRIPT;
   // Debian's python3-matplotlib lives with the system interpreter, which

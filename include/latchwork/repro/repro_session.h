@@ -63,6 +63,9 @@ class ReproSession {
   static constexpr size_t kMaxRuns = 8192;
 
  private:
+  // The kept run equal to p (run_key(p) = key), or SIZE_MAX; mu_ held.
+  size_t index_of(const ReproPoint& p, uint64_t key) const;
+
   std::unique_ptr<txn::StorePlanCache> plans_;
   std::unique_ptr<race::HostLoadCache> loads_;
   std::unique_ptr<NodeMemoryReuse> reuse_;
