@@ -83,11 +83,24 @@ struct OsThread {
 // runnable but not running, and every hand-over of a queue lock would cost
 // a scheduler slice (bounded waits then give up).
 inline constexpr uint32_t kPollsBeforeYield = 64;
+// A yield only lets threads on the waiter's own run queue in: when the
+// awaited thread waits on the other core's queue (behind another process),
+// yields return at once and a bounded wait runs out in milliseconds (seen in
+// CI: an ALock waiter gave up, max_spins polls, in a 0.4 s test). Past this
+// many polls in a row the waiter sleeps instead, which leaves its core idle
+// so the scheduler can move the awaited thread onto it.
+inline constexpr uint32_t kPollsBeforeSleep = 64 * kPollsBeforeYield;
+inline constexpr std::chrono::microseconds kPollSleep{20};
 
 void OsThread::observed(RemoteAddr a, uint64_t v) {
   for (const Seen& x : seen) {
     if (x.addr == a && x.value == v) {
-      if (++polls % kPollsBeforeYield == 0) std::this_thread::yield();  // let the awaited thread run
+      if (++polls % kPollsBeforeYield != 0) return;
+      if (polls < kPollsBeforeSleep) {
+        std::this_thread::yield();  // let the awaited thread run
+      } else {
+        std::this_thread::sleep_for(kPollSleep);
+      }
       return;
     }
   }
