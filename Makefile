@@ -1,26 +1,37 @@
-# Front door: `make run` runs the demo on the simulator, `make test` runs every
-# test in a normal and in an AddressSanitizer+UBSan build, `make test-verbs`
+# Front door: `make run` builds the `latchwork` command alone and runs the demo
+# on the simulator, `make test` builds everything and runs every test in a
+# normal and in an AddressSanitizer+UBSan build, then fuzzes, `make test-verbs`
 # runs the verbs backend against Soft-RoCE in a VM, `make fuzz` fuzzes the
-# config and flag parsers for FUZZ_SECONDS per target (part of `make test`).
+# config and flag parsers for FUZZ_SECONDS per target (TEST_FUZZ_SECONDS in
+# `make test`).
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 RELEASE_BUILD ?= build-release
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 45
+TEST_FUZZ_SECONDS ?= 20
 CMAKE_GEN  := -G Ninja
 
-.PHONY: all bootstrap build build-release run test test-fast test-asan test-verbs fuzz bench clean
+.PHONY: all bootstrap bootstrap-build build build-cli build-release run test test-fast test-asan test-verbs fuzz test-fuzz bench clean
 
 all: build
 
+# Packages: `build` for the library and the command, `all` for tests too.
 bootstrap:
-	@bash scripts/bootstrap.sh
+	@bash scripts/bootstrap.sh all
 
-$(BUILD)/build.ninja: | bootstrap
+bootstrap-build:
+	@bash scripts/bootstrap.sh build
+
+$(BUILD)/build.ninja: | bootstrap-build
 	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 build: bootstrap $(BUILD)/build.ninja
 	cmake --build $(BUILD)
+
+# The command and the libraries it links, no tests or benchmarks.
+build-cli: bootstrap-build $(BUILD)/build.ninja
+	cmake --build $(BUILD) --target latchwork_cli
 
 # -O3 raises warnings -O2 does not (GCC's -Wrestrict): CI builds it too.
 $(RELEASE_BUILD)/build.ninja: | bootstrap
@@ -29,7 +40,7 @@ $(RELEASE_BUILD)/build.ninja: | bootstrap
 build-release: bootstrap $(RELEASE_BUILD)/build.ninja
 	cmake --build $(RELEASE_BUILD)
 
-run: build
+run: build-cli
 	./$(BUILD)/latchwork demo
 
 test-fast: build
@@ -53,7 +64,10 @@ fuzz: bootstrap $(FUZZ_BUILD)/build.ninja
 	cmake --build $(FUZZ_BUILD) --target fuzz_all
 	bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
-test: test-fast test-asan fuzz
+test-fuzz:
+	$(MAKE) fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+
+test: test-fast test-asan test-fuzz
 
 # The verbs backend on real verbs: Soft-RoCE (rdma_rxe) inside a qemu VM
 # (scripts/softroce-vm.sh installs qemu and rdma-core and fetches a Debian

@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Latchwork needs to build, test and plot
-# (libibverbs-dev: the verbs backend; the Soft-RoCE VM of `make test-verbs`
-# installs its own packages, see scripts/softroce-vm.sh; clang and its
-# compiler-rt with libFuzzer: the fuzz targets of `make fuzz`).
+# Installs the Debian packages Latchwork needs, by group:
+#   scripts/bootstrap.sh build   what building the library and the `latchwork`
+#                                command needs (make run, make build)
+#   scripts/bootstrap.sh all     also what tests, plots and fuzzing need
+#                                (make test; the default): matplotlib for PNGs,
+#                                clang with libFuzzer, Chromium for the report test
+# libibverbs-dev: the verbs backend (the Soft-RoCE VM of `make test-verbs`
+# installs its own packages, see scripts/softroce-vm.sh).
 # Idempotent: does nothing when everything is installed; runs apt-get update
 # at most once, and only when something is missing.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ make libgtest-dev libgmock-dev libbenchmark-dev
-          nlohmann-json3-dev python3-matplotlib
-          libibverbs-dev ibverbs-providers
-          clang libclang-rt-dev)
+group=${1:-all}
+build_packages=(cmake ninja-build g++ make libgtest-dev libgmock-dev libbenchmark-dev
+                nlohmann-json3-dev libibverbs-dev ibverbs-providers)
+test_packages=(python3-matplotlib clang libclang-rt-dev chromium)
+case "$group" in
+  build) packages=("${build_packages[@]}") ;;
+  all) packages=("${build_packages[@]}" "${test_packages[@]}") ;;
+  -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+  *) echo "bootstrap: unknown group \"$group\" (build or all)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
