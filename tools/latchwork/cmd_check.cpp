@@ -1,10 +1,7 @@
 // `latchwork check`: the built-in structures through the public check driver
 // (include/latchwork/check/driver.h): seeds swept with swarm-drawn
 // relaxations, each failing seed explained by ablation, with a replay line.
-#include <chrono>
 #include <cstdio>
-#include <functional>
-#include <memory>
 
 #include "check_exhaustive.h"
 #include "check_output.h"
@@ -15,6 +12,7 @@
 #include "latchwork/check/builtin.h"
 #include "latchwork/txn/design.h"
 #include "latchwork/workloads/oltp.h"
+#include "progress.h"
 
 namespace lw::tool {
 namespace {
@@ -28,19 +26,6 @@ int list_builtins() {
   std::printf("\n* correct only where a failed NIC CAS writes nothing back: under failed_cas_writes_back (on in\n"
               "  spec; Soft-RoCE does it) a waiter's failed CAS writes back over the WRITE that frees a word.\n");
   return kExitOk;
-}
-
-// Progress on stderr, at most every 2 s of wall time: long sweeps stay visible.
-std::function<void(uint64_t, uint64_t, uint64_t)> progress(const std::string& scheme, uint64_t seeds) {
-  auto last = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
-  return [scheme, seeds, last](uint64_t, uint64_t done, uint64_t failing) {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - *last < std::chrono::seconds(2)) return;
-    *last = now;
-    std::fprintf(stderr, "[%s] %llu/%llu seeds, %llu failing\n", scheme.c_str(),
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(seeds),
-                 static_cast<unsigned long long>(failing));
-  };
 }
 
 // The finding --trace shows: the first failure, else the first report.
@@ -145,6 +130,8 @@ int cmd_check(int argc, const char* const* argv) {
             int64_t{1} << 34);
   f.add_bool("json", &json, "one JSON object per scheme");
   f.add_bool("list", &list, "list every structure and scheme and exit");
+  int64_t progress_seconds = 10;
+  add_progress_flag(f, &progress_seconds);
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   if (list) return list_builtins();
   ClusterConfig c;
@@ -219,7 +206,8 @@ int cmd_check(int argc, const char* const* argv) {
     };
     req.replay_flags = f.replay_args({"structure", "scheme", "design", "workload", "seed", "seeds", "show", "json",
                                       "list", "stop-at-first", "explain", "minimise", "trace", "trace-key",
-                                      "compute-nodes", "threads", "coroutines", "memory-node-threads", "ops"});
+                                      "compute-nodes", "threads", "coroutines", "memory-node-threads", "ops",
+                                      "progress-seconds"});
     if (std::string e = txn_check_runs(req, c, &runs, &factories); !e.empty()) return usage_error(f, e);
   }
   if (structure != "txn" && scheme != "all" && !check::find_builtin(structure, scheme)) {
@@ -245,13 +233,13 @@ int cmd_check(int argc, const char* const* argv) {
     o.shape = shape;
     apply_sweep(o);
     // A replay repeats every flag given, in the order registered (--config
-    // first, so that a --profile after it refines it as in the original
+    // first, so that a --semantics after it refines it as in the original
     // run), then the seed and the (possibly shrunk) shape.
     const std::string prefix =
         "latchwork check --structure " + structure + " --scheme " + info.scheme +
         f.replay_args({"structure", "scheme", "seed", "seeds", "show", "json", "list", "stop-at-first", "explain",
                        "minimise", "trace", "trace-key", "compute-nodes", "threads", "coroutines",
-                       "memory-node-threads", "ops"});
+                       "memory-node-threads", "ops", "progress-seconds"});
     o.replay_line = [prefix, lk](uint64_t seed, const check::Shape& s) {
       std::string line = prefix + " --seed " + std::to_string(seed) + " --seeds 1 --compute-nodes " +
                          std::to_string(s.compute_nodes) + " --threads " + std::to_string(s.threads_per_node) +
@@ -278,12 +266,13 @@ int cmd_check(int argc, const char* const* argv) {
     CheckRun& run = runs[i];
     check::Options& o = run.options;
     const check::WorkloadFactory& factory = factories[i];
-    auto report_progress = progress(run.info->scheme, o.seeds);
+    // Every --progress-seconds, also while one long seed runs or ablation explains.
+    Progress progress("latchwork check " + run.info->scheme, "seeds", o.seeds, progress_seconds);
     // A crash the driver cannot catch (an invariant in noexcept code) still names its seed.
     set_replay_hint("replay: " + o.replay_line(o.first_seed, o.shape));
     o.on_seed = [&](uint64_t seed, uint64_t done, uint64_t failing) {
       if (done < o.seeds) set_replay_hint("replay: " + o.replay_line(seed + 1, o.shape));
-      report_progress(seed, done, failing);
+      progress.set(done, std::to_string(failing) + " failing seed" + (failing == 1 ? "" : "s"));
     };
     run.report = check::run(factory, o);
     if (expected_correct(run) && run.report.failing_seeds > 0) exit_code = kExitCheckFailed;

@@ -46,7 +46,7 @@ int cmd_demo(int argc, const char* const* argv) {
   };
 
   std::printf(
-      "Latchwork demo (backend=%s, profile=%s, seed=%llu)\n\n"
+      "Latchwork demo (backend=%s, semantics=%s, seed=%llu)\n\n"
       "1. Torn reads (Jasny et al. Fig. 1b). One writer rewrites a block with its version\n"
       "   number; 4 readers read it and validate with each scheme. 'torn_undetected' are\n"
       "   reads the scheme accepted although the payload mixes two versions.\n\n",
