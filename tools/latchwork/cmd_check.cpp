@@ -268,6 +268,7 @@ int cmd_check(int argc, const char* const* argv) {
     const check::WorkloadFactory& factory = factories[i];
     // Every --progress-seconds, also while one long seed runs or ablation explains.
     Progress progress("latchwork check " + run.info->scheme, "seeds", o.seeds, progress_seconds);
+    progress.set(0, "0 failing seeds");
     // A crash the driver cannot catch (an invariant in noexcept code) still names its seed.
     set_replay_hint("replay: " + o.replay_line(o.first_seed, o.shape));
     o.on_seed = [&](uint64_t seed, uint64_t done, uint64_t failing) {
