@@ -3,12 +3,9 @@
 # before the run (exit 2, nothing on stdout); a plot that fails after the run
 # exits 1. Counts that would make a run do nothing are refused (exit 2).
 # usage: outputs_test.sh <path to latchwork>
-set -uo pipefail
 lw=$1
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/expect.sh"
+start_cli_test
 no_run() {  # refused before anything ran: no report on stdout
   [ -s "$tmp/out" ] && { echo "FAIL: $1 printed a report:"; cat "$tmp/out"; fail=1; }
 }

@@ -3,12 +3,9 @@
 # the command and the resource, and exit 1 (not an abort); a long run says how
 # far it is on stderr.
 # usage: resources_test.sh <path to latchwork>
-set -uo pipefail
 lw=$1
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/expect.sh"
+start_cli_test
 
 # A memory node larger than the address space allows (6 GiB).
 echo '{"memory_node_bytes": 17179869184}' >"$tmp/big.json"

@@ -3,12 +3,9 @@
 # timing model in every command; --profile (which meant either) is refused
 # everywhere with exit 2 and a message naming both.
 # usage: semantics_nic_flags_test.sh <path to latchwork>
-set -uo pipefail
 lw=$1
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/expect.sh"
+start_cli_test
 
 for c in demo torn-read litmus conformance latch "perf read" "repro jasny-fig4" check hash btree txn lock flips \
          memnode node config; do

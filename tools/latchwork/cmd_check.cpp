@@ -56,7 +56,7 @@ int cmd_check(int argc, const char* const* argv) {
                  "every hold must equal the acquisitions, and a queue lock's waiter must not be overtaken "
                  "more than its bound (MCS 0; ALock (ceil(N_C/B_C)+1)*B_O, budgets local 2 remote 3). "
                  "--exhaustive (locks only) explores instead every interleaving of the lock's steps and every "
-                 "choice the semantics profile allows, for --local-workers threads on the lock's node and "
+                 "choice the --semantics allow, for --local-workers threads on the lock's node and "
                  "--remote-workers on another, each acquiring --acquisitions times: it proves mutual exclusion "
                  "and that every worker can always still finish, within that scope, and prints the state count. "
                  "--structure txn runs OCC transactions of a --design on a small --workload (3 memory nodes: a "
@@ -105,7 +105,7 @@ int cmd_check(int argc, const char* const* argv) {
             ClusterConfig::kMaxThreadsPerNode);
   f.add_int("watchdog-ms", &watchdog_ms, "virtual ms without a completed operation that make a hang", 1,
             3'600'000);
-  f.add_bool("no-swarm", &no_swarm, "every seed runs the profile's relaxations as they are");
+  f.add_bool("no-swarm", &no_swarm, "every seed runs the --semantics relaxations as they are");
   f.add_bool("stop-at-first", &stop_at_first, "stop a scheme's sweep at its first failing seed");
   f.add_int("explain", &explain, "failing seeds explained by ablation per scheme", 0, 1000);
   f.add_bool("isolate", &isolate, "run each seed in a child process: a crash or a loop that never "

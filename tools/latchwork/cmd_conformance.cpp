@@ -12,7 +12,7 @@ namespace lw::tool {
 int cmd_conformance(int argc, const char* const* argv) {
   cli::FlagSet f("latchwork conformance",
                  "Runs the backend conformance suite: small programs checking that the backend "
-                 "returns what RDMA hardware and the spec semantics profile guarantee (results "
+                 "returns what RDMA hardware and the spec semantics (--semantics spec) guarantee (results "
                  "of each verb, ordering on a queue pair, errors for misuse, exact counters "
                  "under contention). Each case runs on a fresh backend built from the cluster "
                  "flags and uses at most ~2 MiB of a memory node. Prints PASS, FAIL (with what "

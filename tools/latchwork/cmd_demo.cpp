@@ -11,7 +11,7 @@ int cmd_demo(int argc, const char* const* argv) {
   cli::FlagSet f("latchwork demo",
                  "A short tour on the simulator. Part 1 reproduces the torn-read experiment of "
                  "Jasny et al. Fig. 1b for all four consistency checks at 64..1024 bytes on the "
-                 "spec profile. Part 2 runs latch-protected counters over 2 compute nodes and "
+                 "spec semantics. Part 2 runs latch-protected counters over 2 compute nodes and "
                  "reports each latch's throughput and verbs (round trips) per operation in "
                  "virtual time.");
   ClusterConfig defaults;

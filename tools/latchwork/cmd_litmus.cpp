@@ -59,17 +59,17 @@ int cmd_litmus(int argc, const char* const* argv) {
   cli::FlagSet f("latchwork litmus",
                  "Runs the litmus tests of the RDMA semantics contract on the simulator, each "
                  "over many seeds, and prints the outcomes seen. An outcome is allowed under "
-                 "sequential consistency, weak (allowed only when the profile switches on the "
+                 "sequential consistency, weak (allowed only when the --semantics switch on the "
                  "relaxation named), or forbidden. A forbidden or disallowed outcome is a "
                  "simulator bug: the command then exits with 1. With --exhaustive, each test that "
                  "fits the exhaustive explorer runs there instead of over seeds: every "
-                 "interleaving and every choice the profile allows, so the outcomes printed are "
+                 "interleaving and every choice the --semantics allow, so the outcomes printed are "
                  "all the reachable ones and a forbidden outcome not reached is proved impossible; "
                  "it exits with 1 if an outcome is disallowed or an allowed one is unreachable.");
-  std::string profile = "all", test = "all";
+  std::string semantics = "all", test = "all";
   uint64_t seeds = 300, first_seed = 1;
   bool json = false, exhaustive = false;
-  f.add_enum("semantics", &profile, {"spec", "connectx", "sequential", "all"}, "RDMA semantics to run under");
+  f.add_enum("semantics", &semantics, {"spec", "connectx", "sequential", "all"}, "RDMA semantics to run under");
   f.add_string("test", &test, "run one test by name (default: all)");
   f.add_uint("seeds", &seeds, "executions (seeds) per test", 1, 10'000'000);
   f.add_uint("first-seed", &first_seed, "seed of the first execution (the last, first-seed + seeds - 1, "
@@ -90,8 +90,8 @@ int cmd_litmus(int argc, const char* const* argv) {
     if (test == "all" || test == t.name) chosen.push_back(&t);
   if (chosen.empty()) return usage_error(f, "no litmus test named \"" + test + "\"");
   std::vector<std::string> profiles =
-      profile == "all" ? std::vector<std::string>{"spec", "connectx", "sequential"}
-                       : std::vector<std::string>{profile};
+      semantics == "all" ? std::vector<std::string>{"spec", "connectx", "sequential"}
+                       : std::vector<std::string>{semantics};
   if (exhaustive) {
     if (f.was_set("seeds") || f.was_set("first-seed"))
       return usage_error(f, "--seeds and --first-seed do not apply to --exhaustive");

@@ -48,8 +48,8 @@ int cmd_torn_read(int argc, const char* const* argv) {
                  "write protocol; readers on compute node 1 read blocks with one READ (three for "
                  "versioning) and validate them with the scheme. A read is torn if its payload "
                  "words differ; torn reads the scheme accepted are undetected corruption. "
-                 "Expect bookend to let torn reads through at 256 B and above on the spec "
-                 "profile, and the other schemes never to.");
+                 "Expect bookend to let torn reads through at 256 B and above under the spec "
+                 "semantics, and the other schemes never to.");
   ClusterConfig defaults;
   ClusterFlags cluster(f, defaults);
   std::string scheme = "bookend", sizes = "512";
