@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "latchwork/config/nic_profile.h"
 #include "latchwork/repro/jasny/flip_table.h"
+#include "progress.h"
 
 namespace lw::tool {
 
@@ -26,7 +27,11 @@ int cmd_flips(int argc, const char* const* argv) {
   if (std::string e = NicProfile::load(nic, &probe); !e.empty()) return usage_error(f, e);
   std::fprintf(stderr, "running 20 tuple-store workloads on nic=%s...\n", nic.c_str());
   std::fflush(stderr);
-  const std::vector<FlipRow> rows = run_flip_table(nic);
+  std::vector<FlipRow> rows;
+  {
+    Progress progress("latchwork flips", "tables", 1, kProgressSeconds);
+    rows = run_flip_table(nic);
+  }
   bool all_agree = true;
   for (const FlipRow& r : rows) all_agree = all_agree && r.agrees;
   if (json) {
