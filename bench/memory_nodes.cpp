@@ -1,4 +1,4 @@
-// Start-up time and resident memory of `latchwork perf read --profile
+// Start-up time and resident memory of `latchwork perf read --nic
 // cx6-200g --memory-nodes N` (perf's 256 MB per memory node) at N = 1 and 16.
 // Each run is a child process, so its peak resident memory is its own.
 #include <sys/resource.h>
@@ -64,7 +64,7 @@ void memory_nodes(const Options& o, Report& r) {
     }
     const double startup = best.total_seconds - best.loop_seconds;
     const double rss_mb = static_cast<double>(best.rss_peak - std::min(best.rss_peak, best.rss_before)) / 1e6;
-    Row& row = r.add("start-up and memory: perf read --profile cx6-200g (256 MB per memory node)",
+    Row& row = r.add("start-up and memory: perf read --nic cx6-200g (256 MB per memory node)",
                      format("%u memory node%s: start-up", n, n > 1 ? "s" : ""), startup * 1e3, "ms");
     row.detail = format("resident +%.0f MB (peak RSS delta); whole run %.0f ms", rss_mb,
                         best.total_seconds * 1e3);

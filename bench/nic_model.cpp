@@ -10,7 +10,7 @@
 namespace lw::bench {
 namespace {
 
-// `latchwork perf {read|cas} --profile cx6-200g --depth 8 --threads 96
+// `latchwork perf {read|cas} --nic cx6-200g --depth 8 --threads 96
 //  --random-region 8388608 --measure-us 3000` (perf's defaults otherwise).
 void perf_row(const Options& o, Report& r, Opcode op) {
   ClusterConfig c;

@@ -63,6 +63,10 @@ void FlagSet::add_enum(std::string name, std::string* out, std::vector<std::stri
   flags_.push_back({std::move(name), Type::kEnum, out, std::move(help), *out, 0, 0, std::move(allowed)});
 }
 
+void FlagSet::retire(std::string name, std::string message) {
+  retired_.emplace_back(std::move(name), std::move(message));
+}
+
 FlagSet::Flag* FlagSet::find(std::string_view name) {
   for (Flag& f : flags_)
     if (f.name == name) return &f;
@@ -161,7 +165,11 @@ std::string FlagSet::parse(int argc, const char* const* argv) {
       has_value = true;
     }
     Flag* f = find(name);
-    if (!f) return "unknown flag --" + name;
+    if (!f) {
+      for (const auto& [old_name, message] : retired_)
+        if (old_name == name) return message;
+      return "unknown flag --" + name;
+    }
     if (!has_value) {
       if (f->type == Type::kBool) {
         value = "true";

@@ -226,7 +226,7 @@ ConformanceResult run_conformance_case(const ClusterConfig& base, const std::str
   conformance::Check check;
   conformance::Env env{base, check};
   set_replay_hint("replay: latchwork conformance --case " + r.full_name() +
-                  (replay_flags.empty() ? " --backend " + base.backend + " --profile " +
+                  (replay_flags.empty() ? " --backend " + base.backend + " --semantics " +
                                               base.semantics_profile + " --seed " + std::to_string(base.seed)
                                         : replay_flags));
   const auto start = std::chrono::steady_clock::now();

@@ -436,7 +436,7 @@ LitmusReport run_litmus(const LitmusTest& test, const ClusterConfig& base, uint6
     const uint64_t s = first_seed + i;
     c.seed = s;
     set_replay_hint("seed=" + std::to_string(s) + "; replay: latchwork litmus --test " +
-                    test.name + " --profile " + profile + " --seeds 1 --first-seed " +
+                    test.name + " --semantics " + profile + " --seeds 1 --first-seed " +
                     std::to_string(s));
     g_last_trace_hash = 0;
     std::string outcome = test.run(c);

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <chrono>
 #include <cmath>
@@ -434,7 +435,14 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
     work();
   } else {
     std::vector<std::thread> pool;
-    for (uint32_t j = 0; j < jobs; ++j) pool.emplace_back(work);
+    for (uint32_t j = 0; j < jobs; ++j) {
+      try {
+        pool.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;  // no thread to spare: the ones started take all the points
+      }
+    }
+    if (pool.empty()) work();
     for (std::thread& t : pool) t.join();
   }
   if (failure) std::rethrow_exception(failure);

@@ -176,7 +176,7 @@ RunStats SimBackend::run() {
   } context_reset;
   {
     std::ostringstream os;
-    os << "sim seed=" << s.cfg.seed << " profile=" << s.cfg.semantics_profile
+    os << "sim seed=" << s.cfg.seed << " semantics=" << s.cfg.semantics_profile
        << " (replay: the same command with --seed " << s.cfg.seed << ")";
     set_run_context(os.str());
   }

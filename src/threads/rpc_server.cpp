@@ -7,6 +7,7 @@
 #include <span>
 
 #include "latchwork/base/assert.h"
+#include "latchwork/base/start_thread.h"
 
 namespace lw::threads {
 
@@ -103,9 +104,12 @@ RpcService::~RpcService() { stop(); }
 
 void RpcService::start() {
   LW_CHECK(servers_.empty());
+  // A thread that cannot be created throws; the destructor's stop() joins
+  // those already serving.
+  const size_t total = nodes_.size() * cfg_.cores_per_node;
   for (NodeId n = 0; n < nodes_.size(); ++n)
     for (uint32_t core = 0; core < cfg_.cores_per_node; ++core)
-      servers_.emplace_back([this, n, core] { serve(n, core); });
+      servers_.push_back(start_thread("RPC server", servers_.size(), total, [this, n, core] { serve(n, core); }));
 }
 
 Status RpcService::post(NodeId node, RpcJob&& job) {

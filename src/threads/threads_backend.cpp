@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "latchwork/base/start_thread.h"
 #include "latchwork/verbs/rpc_builtin.h"
 #include "line_memory.h"
 #include "rpc_server.h"
@@ -250,6 +252,56 @@ namespace {
   std::fflush(stderr);
   std::terminate();
 }
+
+// Runs an OS thread's coroutines to their end.
+void run_os_thread(threads::OsThread* t) {
+  // Callers whose replies arrived become ready; with `wait_ns`, waits for
+  // one that long at most (the loop re-checks: no wait is unbounded).
+  auto take_replies = [t](uint64_t wait_ns) {
+    const size_t before = t->ready.size();
+    t->inbox->drain(&t->ready, wait_ns);
+    const size_t got = t->ready.size() - before;
+    LW_CHECK(got <= t->awaiting_rpc);
+    t->awaiting_rpc -= static_cast<uint32_t>(got);
+  };
+  constexpr uint64_t kReplyWaitNs = 1'000'000;
+  // Round-robin over ready coroutines; sleeping ones wait their turn.
+  size_t finished = 0;
+  while (finished < t->coroutines.size()) {
+    if (t->awaiting_rpc > 0) {
+      // Block on the inbox only when nothing else can run.
+      take_replies(t->ready.empty() ? kReplyWaitNs : 0);
+      if (t->ready.empty()) continue;
+    }
+    LW_CHECK_MSG(!t->ready.empty(), "every coroutine of a thread is parked: nothing can wake them");
+    threads::Coroutine* c = t->ready.front();
+    t->ready.pop_front();
+    if (c->wake_at != 0) {  // read the clock only for a sleeper
+      const Nanos now = c->now();
+      if (c->wake_at > now) {
+        bool any_awake = false;
+        for (auto* r : t->ready) any_awake = any_awake || r->wake_at <= now;
+        const uint64_t nap = std::min<Nanos>(c->wake_at - now, 1'000'000);
+        t->ready.push_back(c);
+        if (!any_awake) {
+          // A reply may end the nap early.
+          if (t->awaiting_rpc > 0) take_replies(nap);
+          else std::this_thread::sleep_for(std::chrono::nanoseconds(nap));
+        }
+        continue;
+      }
+      c->wake_at = 0;
+    }
+    std::exchange(c->resume_point, {}).resume();
+    if (c->task.done()) {
+      // No run can go on past a failed worker here: say why, then end.
+      if (std::exception_ptr ex = c->task.exception()) [[unlikely]] report_and_terminate(c, ex);
+      ++finished;
+    } else {
+      LW_CHECK_MSG(c->resume_point, "a coroutine suspended on something else than Latchwork");
+    }
+  }
+}
 }  // namespace
 
 RunStats ThreadsBackend::run() {
@@ -261,59 +313,32 @@ RunStats ThreadsBackend::run() {
   for (auto& n : s.nodes) mems.push_back(&n->mem);
   s.rpc = std::make_unique<threads::RpcService>(s.cfg.rpc, std::move(mems), &s.handlers);
   s.rpc->start();
+  // Every thread waits at the gate until all exist: when one cannot be
+  // created, the others leave without running a worker (a worker may wait
+  // for one on a missing thread forever) and the failure reaches the caller.
+  enum Gate : int { kWait, kRun, kAbandon };
+  std::atomic<int> gate{kWait};
+  size_t total = 0;
+  for (auto& tp : s.os_threads) total += tp->coroutines.empty() ? 0 : 1;
   std::vector<std::thread> running;
-  for (auto& tp : s.os_threads) {
-    if (tp->coroutines.empty()) continue;
-    tp->inbox = std::make_unique<threads::ReplyInbox>(tp->coroutines.size());
-    running.emplace_back([t = tp.get()] {
-      // Callers whose replies arrived become ready; with `wait_ns`, waits for
-      // one that long at most (the loop re-checks: no wait is unbounded).
-      auto take_replies = [t](uint64_t wait_ns) {
-        const size_t before = t->ready.size();
-        t->inbox->drain(&t->ready, wait_ns);
-        const size_t got = t->ready.size() - before;
-        LW_CHECK(got <= t->awaiting_rpc);
-        t->awaiting_rpc -= static_cast<uint32_t>(got);
-      };
-      constexpr uint64_t kReplyWaitNs = 1'000'000;
-      // Round-robin over ready coroutines; sleeping ones wait their turn.
-      size_t finished = 0;
-      while (finished < t->coroutines.size()) {
-        if (t->awaiting_rpc > 0) {
-          // Block on the inbox only when nothing else can run.
-          take_replies(t->ready.empty() ? kReplyWaitNs : 0);
-          if (t->ready.empty()) continue;
-        }
-        LW_CHECK_MSG(!t->ready.empty(), "every coroutine of a thread is parked: nothing can wake them");
-        threads::Coroutine* c = t->ready.front();
-        t->ready.pop_front();
-        if (c->wake_at != 0) {  // read the clock only for a sleeper
-          const Nanos now = c->now();
-          if (c->wake_at > now) {
-            bool any_awake = false;
-            for (auto* r : t->ready) any_awake = any_awake || r->wake_at <= now;
-            const uint64_t nap = std::min<Nanos>(c->wake_at - now, 1'000'000);
-            t->ready.push_back(c);
-            if (!any_awake) {
-              // A reply may end the nap early.
-              if (t->awaiting_rpc > 0) take_replies(nap);
-              else std::this_thread::sleep_for(std::chrono::nanoseconds(nap));
-            }
-            continue;
-          }
-          c->wake_at = 0;
-        }
-        std::exchange(c->resume_point, {}).resume();
-        if (c->task.done()) {
-          // No run can go on past a failed worker here: say why, then end.
-          if (std::exception_ptr ex = c->task.exception()) [[unlikely]] report_and_terminate(c, ex);
-          ++finished;
-        } else {
-          LW_CHECK_MSG(c->resume_point, "a coroutine suspended on something else than Latchwork");
-        }
-      }
-    });
+  running.reserve(total);
+  try {
+    for (auto& tp : s.os_threads) {
+      if (tp->coroutines.empty()) continue;
+      tp->inbox = std::make_unique<threads::ReplyInbox>(tp->coroutines.size());
+      running.push_back(start_thread("worker", running.size(), total, [t = tp.get(), &gate] {
+        gate.wait(kWait);
+        if (gate.load() != kAbandon) run_os_thread(t);
+      }));
+    }
+  } catch (...) {
+    gate.store(kAbandon);
+    gate.notify_all();
+    for (auto& th : running) th.join();
+    throw;
   }
+  gate.store(kRun);
+  gate.notify_all();
   for (auto& th : running) th.join();
   // One-way messages may still be queued: served before the run ends.
   s.rpc->stop();

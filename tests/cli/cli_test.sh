@@ -24,7 +24,7 @@ expect_exit 2 "bad size" -- "$lw" torn-read --size 100
 expect_err "multiple of 64"
 expect_exit 2 "bad scheme" -- "$lw" torn-read --scheme md5
 expect_err "not one of"
-expect_exit 2 "bad profile" -- "$lw" torn-read --profile fast
+expect_exit 2 "bad semantics" -- "$lw" torn-read --semantics fast
 expect_exit 2 "unknown flag" -- "$lw" litmus --sedes 3
 expect_err "unknown flag --sedes"
 expect_exit 2 "missing config" -- "$lw" torn-read --config "$tmp/none.json"
@@ -108,7 +108,7 @@ expect_err "unknown verb"
 expect_exit 2 "perf no verb" -- "$lw" perf --threads 2
 expect_exit 2 "perf bad list" -- "$lw" perf read --threads 1,x
 expect_err "is not a number"
-expect_exit 2 "perf bad profile" -- "$lw" perf read --profile cx9-1600g
+expect_exit 2 "perf bad nic" -- "$lw" perf read --nic cx9-1600g
 expect_err "unknown nic profile"
 expect_exit 2 "perf misaligned atomics" -- "$lw" perf faa --stride 12
 expect_exit 0 "perf help" -- "$lw" perf --help
@@ -183,11 +183,11 @@ printf '{"network": {"switch": {"enabled": true, "program": "optimistic-latching
 expect_exit 1 "check switch duplicates" -- "$lw" check --scheme switch-optimistic --seeds 3 --show 1 --config "$tmp/dup.json"
 grep -q "switch_duplicate" "$tmp/out" || { echo "FAIL: check names no switch duplicate"; cat "$tmp/out"; fail=1; }
 grep -q -- "--config $tmp/dup.json" "$tmp/out" || { echo "FAIL: replay lacks the config file"; cat "$tmp/out"; fail=1; }
-expect_exit 0 "perf on the switch" -- "$lw" perf cas --target switch --profile cx5-100g --threads 4
+expect_exit 0 "perf on the switch" -- "$lw" perf cas --target switch --nic cx5-100g --threads 4
 expect_exit 2 "perf 64 B on the switch" -- "$lw" perf read --size 64 --target switch
 expect_err "8 bytes"
 expect_exit 0 "flips help" -- "$lw" flips --help
-expect_exit 2 "flips bad profile" -- "$lw" flips --profile cx9
+expect_exit 2 "flips bad nic" -- "$lw" flips --nic cx9
 
 # Issue 11: bad input never crashes. Each accepted-but-fatal input of the
 # issue (and those found the same way) exits 2 with a message naming the
@@ -212,13 +212,13 @@ bad_config mem16g '{"memory_nodes": 2, "memory_node_bytes": 17179869184}' "memor
 bad_config ltb '{"nic": {"profile": "cx5-100g", "parameters": {"lock_table_bits": 4294967308}}}' "lock_table_bits must be an integer in \[3, 24\]" perf read
 bad_config gbps '{"nic": {"profile": "cx5-100g", "parameters": {"link_gbps": 1e-300}}}' "link_gbps must be a number in \[0.01, 100000\]" perf read
 printf '{"name": "slow", "parameters": {"link_gbps": {"value": 1e-300, "source": "x"}}}' >"$tmp/slow-nic.json"
-expect_exit 2 "nic profile link_gbps 1e-300" -- "$lw" perf read --profile "$tmp/slow-nic.json"
+expect_exit 2 "nic profile link_gbps 1e-300" -- "$lw" perf read --nic "$tmp/slow-nic.json"
 expect_err "link_gbps must be a number in"
 expect_exit 2 "empty config path" -- "$lw" latch --config ""
 expect_err "needs a file path"
 expect_exit 2 "config /dev/zero" -- timeout 5 "$lw" latch --config /dev/zero
 expect_err "config file /dev/zero is not a regular file"
-expect_exit 2 "nic profile /dev/zero" -- timeout 5 "$lw" perf read --profile /dev/zero
+expect_exit 2 "nic profile /dev/zero" -- timeout 5 "$lw" perf read --nic /dev/zero
 expect_err "not a regular file"
 expect_exit 2 "cluster file /dev/zero" -- timeout 5 "$lw" latch --backend verbs --cluster /dev/zero
 expect_err "not a regular file"
@@ -258,7 +258,7 @@ expect_exit 2 "check store that does not fit" -- "$lw" check --keys 4096 --tuple
 expect_err "no room"
 # External programs: an argument vector, no shell.
 mkdir -p "$tmp/q'\$(touch $tmp/pwned)"
-expect_exit 0 "repro plot script with a quote in the path" -- "$lw" repro jasny-fig4 --out "$tmp/q'\$(touch $tmp/pwned)" --plot-script /nonexistent.py
+expect_exit 1 "repro plot script with a quote in the path" -- "$lw" repro jasny-fig4 --out "$tmp/q'\$(touch $tmp/pwned)" --plot-script /nonexistent.py
 [ -e "$tmp/pwned" ] && { echo "FAIL: repro ran a command from a path"; fail=1; }
 expect_err "plotting failed"
 
@@ -273,7 +273,7 @@ for line in open(sys.argv[1]):
     assert h.startswith("0x") and int(h, 16) != 0, r
 PY
 done
-# A config with switches of its own: a replay that put --profile after it
+# A config with switches of its own: a replay that put --semantics after it
 # would wipe them and change the run.
 printf '{"profile": "connectx", "semantics": {"reads_unordered": true, "atomic_loses_write": true}, "compute_nodes": 2}' >"$tmp/own.json"
 expect_exit 0 "check with its own switches" -- "$lw" check --scheme bookend --seeds 40 --show 1 --json --config "$tmp/own.json" --read-percent 70
@@ -283,7 +283,7 @@ import json, shlex, subprocess, sys
 r = json.loads(open(sys.argv[1]).readline())
 assert r["examples"], "bookend found no violation to replay"
 ex = r["examples"][0]
-assert "--profile" not in ex["replay"], ex["replay"]
+assert "--semantics" not in ex["replay"], ex["replay"]
 args = shlex.split(ex["replay"])
 assert args[0] == "latchwork"
 out = subprocess.run([sys.argv[2]] + args[1:] + ["--json"], capture_output=True, text=True)

@@ -11,3 +11,9 @@ expect_exit() {  # expect_exit CODE DESCRIPTION -- command...
 expect_err() {  # the last command's stderr contains TEXT
   grep -q -- "$1" "$tmp/err" || { echo "FAIL: stderr lacks '$1':"; cat "$tmp/err"; fail=1; }
 }
+start_cli_test() {  # the preamble: strict mode, no failure yet, a scratch $tmp removed on exit
+  set -uo pipefail
+  fail=0
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+}

@@ -63,6 +63,16 @@ TEST(Flags, ErrorsNameTheFlagAndTheProblem) {
   }
 }
 
+TEST(Flags, ARetiredFlagIsRefusedWithItsMessageInBothSpellings) {
+  Parsed p;
+  p.f.retire("old", "--old was split: use --s or --e");
+  EXPECT_EQ(p.parse({"--old", "x"}), "--old was split: use --s or --e");
+  Parsed q;
+  q.f.retire("old", "--old was split: use --s or --e");
+  EXPECT_EQ(q.parse({"--old=x"}), "--old was split: use --s or --e");
+  EXPECT_EQ(q.parse({"--older"}), "unknown flag --older");
+}
+
 TEST(Flags, HelpListsEveryFlagWithItsDefault) {
   Parsed p;
   EXPECT_EQ(p.parse({"--help"}), "");

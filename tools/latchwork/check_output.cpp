@@ -101,7 +101,7 @@ nlohmann::json check_json(const CheckRun& run, size_t show) {
   nlohmann::json j = {{"structure", run.info->structure}, {"scheme", run.info->scheme},
                       {"correct", expected_correct(run)}, {"seeds", r.seeds_run}, {"first_seed", o.first_seed},
                       {"ops", r.ops}, {"bad_seeds", r.failing_seeds}, {"findings", check_failures(r)},
-                      {"starved_seeds", r.reports_total}, {"profile", o.cluster.semantics_profile},
+                      {"starved_seeds", r.reports_total}, {"semantics", o.cluster.semantics_profile},
                       {"swarm", o.swarm}, {"by_relaxation", by_relaxation(r)},
                       {"shape", {{"compute_nodes", s.compute_nodes}, {"threads", s.threads_per_node},
                                  {"coroutines", s.coroutines_per_thread},

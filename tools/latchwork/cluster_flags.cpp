@@ -13,7 +13,6 @@ ClusterFlags::ClusterFlags(cli::FlagSet& f, const ClusterConfig& d, ClusterFlagO
     : d_(d),
       backend_(d.backend),
       o_(o),
-      profile_(o.profile_is_nic ? d.nic.profile : d.semantics_profile),
       semantics_(d.semantics_profile),
       nic_(d.nic.profile),
       qp_policy_(to_string(d.nic.qp_policy)),
@@ -43,13 +42,8 @@ ClusterFlags::ClusterFlags(cli::FlagSet& f, const ClusterConfig& d, ClusterFlagO
       "timing model of the simulator: " + nics + ", or a NIC profile JSON file";
   const std::string sem_help =
       "RDMA semantics of the simulator: spec (all relaxations), connectx (observed), sequential (none)";
-  if (o.profile_is_nic) {
-    f.add_string("profile", &profile_, nic_help);
-    f.add_enum("semantics", &semantics_, {"spec", "connectx", "sequential"}, sem_help);
-  } else {
-    f.add_enum("profile", &profile_, {"spec", "connectx", "sequential"}, sem_help);
-    f.add_string("nic", &nic_, nic_help);
-  }
+  f.add_enum("semantics", &semantics_, {"spec", "connectx", "sequential"}, sem_help);
+  f.add_string("nic", &nic_, nic_help);
   std::vector<std::string> policies(std::begin(kQpPolicyNames), std::end(kQpPolicyNames));
   f.add_enum("qp-policy", &qp_policy_, policies,
              "NIC model: how threads get QPs, device contexts and doorbells (SMART Fig. 3)");
@@ -104,13 +98,11 @@ std::string ClusterFlags::resolve(const cli::FlagSet& f, ClusterConfig* out) con
     std::string e = ClusterConfig::from_json_file(config_path_, &c);
     if (!e.empty()) return e;
   }
-  const bool sem_set = o_.profile_is_nic ? f.was_set("semantics") : f.was_set("profile");
-  if (sem_set) {
-    std::string e = c.set_profile(o_.profile_is_nic ? semantics_ : profile_);
+  if (f.was_set("semantics")) {
+    std::string e = c.set_profile(semantics_);
     if (!e.empty()) return e;
   }
-  if (o_.profile_is_nic ? f.was_set("profile") : f.was_set("nic"))
-    c.nic.profile = o_.profile_is_nic ? profile_ : nic_;
+  if (f.was_set("nic")) c.nic.profile = nic_;
   if (f.was_set("qp-policy")) parse_qp_policy(qp_policy_, &c.nic.qp_policy);
   if (f.was_set("backend")) c.backend = backend_;
   if (f.was_set("cluster")) {
@@ -166,6 +158,7 @@ namespace lw::tool {
 
 bool parse_or_exit(cli::FlagSet& f, int argc, const char* const* argv, int* exit_code,
                    const std::string& extra_help) {
+  f.retire("profile", kProfileSplit);
   if (std::string e = f.parse(argc, argv); !e.empty()) {
     *exit_code = usage_error(f, e);
     return false;

@@ -9,17 +9,19 @@
 
 namespace lw::tool {
 
+// --profile once meant the RDMA semantics in some commands and the NIC timing
+// model in others; every command now refuses it with this message.
+inline constexpr const char* kProfileSplit =
+    "--profile was split: use --semantics for the RDMA semantics (spec|connectx|sequential) "
+    "or --nic for the NIC timing profile (cx5-100g, cx6-200g, ... or a NIC profile JSON file)";
+
 struct ClusterFlagOptions {
-  // perf and repro: --profile names the NIC profile (as in perftest-style
-  // tools); elsewhere it names the RDMA semantics profile. --semantics and
-  // --nic always exist.
-  bool profile_is_nic = false;
   bool threads_flag = true;  // false: the command registers its own --threads
 };
 
 class ClusterFlags {
  public:
-  // Registers --config, --backend, --profile/--semantics/--nic, --qp-policy,
+  // Registers --config, --backend, --semantics, --nic, --qp-policy,
   // --seed, the cluster's shape, --adversarial, the SMART runtime's switches
   // (--throttling, --backoff, --dynamic-limit, --coroutine-throttling) and
   // --rpc-cores, --memory-kind. `c` supplies the defaults
@@ -39,7 +41,7 @@ class ClusterFlags {
   std::string cluster_;
   int64_t op_timeout_ms_, connect_timeout_ms_;
   ClusterFlagOptions o_;
-  std::string profile_, semantics_, nic_, qp_policy_;
+  std::string semantics_, nic_, qp_policy_;
   uint64_t seed_;
   int64_t compute_nodes_, threads_, coroutines_, memory_nodes_;
   bool adversarial_ = false;
@@ -52,8 +54,8 @@ class ClusterFlags {
 // Prints an error for `command` and returns kExitUsage.
 int usage_error(const cli::FlagSet& flags, const std::string& message);
 
-// Parses the flags; on --help prints the help (and `extra_help`), on an error
-// prints it. Returns false when the command should exit with *exit_code.
+// Parses the flags (refusing --profile: kProfileSplit); on --help prints the
+// help (and `extra_help`), on an error prints it. Returns false when the command should exit with *exit_code.
 bool parse_or_exit(cli::FlagSet& flags, int argc, const char* const* argv, int* exit_code,
                    const std::string& extra_help = {});
 

@@ -8,8 +8,10 @@
 #include "latchwork/base/zipf.h"
 #include "latchwork/bench/hash_run.h"
 #include "latchwork/bench/sherman_run.h"
+#include "output_path.h"
 #include "plot_json.h"
 #include "process_flags.h"
+#include "progress.h"
 
 namespace lw::tool {
 namespace {
@@ -17,7 +19,7 @@ namespace {
 void print_result(const ShermanRunResult& r, const ShermanRunOptions& o, const ClusterConfig& c) {
   const sherman::TreeConfig& t = o.tree;
   std::printf("# %s (%s versions, combine=%d, HOCL on-chip=%d hierarchical=%d handover=%d, speculative "
-              "lookup=%d), %s, zipf %.2f, %s backend, NIC profile %s, qp policy %s, seed %llu\n",
+              "lookup=%d), %s, zipf %.2f, %s backend, nic %s, qp policy %s, seed %llu\n",
               r.index.c_str(), sherman::to_string(t.scheme), t.combine, t.lock.on_chip, t.lock.hierarchical,
               t.lock.handover, t.speculative_lookup, r.mix.c_str(), o.zipf, c.backend.c_str(), c.nic.profile.c_str(),
               to_string(c.nic.qp_policy), static_cast<unsigned long long>(c.seed));
@@ -151,7 +153,6 @@ int cmd_btree(int argc, const char* const* argv) {
   d.memory_nodes = 2;
   d.memory_node_bytes = 1ull << 30;
   ClusterFlagOptions opts;
-  opts.profile_is_nic = false;
   ClusterFlags cluster(f, d, opts);
   std::string index = "sherman", workload = "write-intensive", png;
   double zipf = 0.99;
@@ -196,7 +197,11 @@ int cmd_btree(int argc, const char* const* argv) {
   f.add_bool("json", &json, "one JSON object instead of the report");
   f.add_string("png", &png, "draw Fig. 14's CDFs (round trips per insert, retries per lookup) to this PNG (and FILE.json)");
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
-  if (f.was_set("png") && png.empty()) return usage_error(f, "--png needs a file name");
+  if (f.was_set("ops-per-worker") && ops_per_worker == 0)
+    return usage_error(f, "--ops-per-worker 0 would run no operation: give at least 1, or leave it out to "
+                          "measure the --measure-us window");
+  if (f.was_set("png"))
+    if (std::string e = check_output_file(png, "png"); !e.empty()) return usage_error(f, e);
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
   if (std::string e = procs.check(c); !e.empty()) return usage_error(f, e);
@@ -234,20 +239,19 @@ int cmd_btree(int argc, const char* const* argv) {
   o.verify = verify;
   o.workload_seed = preset.seed;
   if (std::string e = o.validate(preset); !e.empty()) return usage_error(f, e);
-  const ShermanRunResult r = run_sherman(preset, o);
+  ShermanRunResult r;
+  {
+    Progress progress("latchwork btree", "runs", 1, kProgressSeconds);
+    r = run_sherman(preset, o);
+  }
   if (json) std::printf("%s\n", r.to_json().c_str());
   else print_result(r, o, preset);
-  if (!png.empty()) {
-    if (std::string e = plot_json(fig14_json(r, o), png); !e.empty())
-      std::fprintf(stderr, "latchwork btree: plotting failed: %s\n", e.c_str());
-    else if (!json)
-      std::printf("wrote %s (and %s.json)\n", png.c_str(), png.c_str());
-  }
+  const bool drew = png.empty() || draw_png("btree", fig14_json(r, o), png, json);
   if (!r.ok()) {
     std::fprintf(stderr, "latchwork btree: %s\n", r.error.c_str());
     return kExitCheckFailed;
   }
-  return kExitOk;
+  return drew ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace lw::tool

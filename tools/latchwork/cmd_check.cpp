@@ -1,10 +1,7 @@
 // `latchwork check`: the built-in structures through the public check driver
 // (include/latchwork/check/driver.h): seeds swept with swarm-drawn
 // relaxations, each failing seed explained by ablation, with a replay line.
-#include <chrono>
 #include <cstdio>
-#include <functional>
-#include <memory>
 
 #include "check_exhaustive.h"
 #include "check_output.h"
@@ -15,6 +12,7 @@
 #include "latchwork/check/builtin.h"
 #include "latchwork/txn/design.h"
 #include "latchwork/workloads/oltp.h"
+#include "progress.h"
 
 namespace lw::tool {
 namespace {
@@ -28,19 +26,6 @@ int list_builtins() {
   std::printf("\n* correct only where a failed NIC CAS writes nothing back: under failed_cas_writes_back (on in\n"
               "  spec; Soft-RoCE does it) a waiter's failed CAS writes back over the WRITE that frees a word.\n");
   return kExitOk;
-}
-
-// Progress on stderr, at most every 2 s of wall time: long sweeps stay visible.
-std::function<void(uint64_t, uint64_t, uint64_t)> progress(const std::string& scheme, uint64_t seeds) {
-  auto last = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
-  return [scheme, seeds, last](uint64_t, uint64_t done, uint64_t failing) {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - *last < std::chrono::seconds(2)) return;
-    *last = now;
-    std::fprintf(stderr, "[%s] %llu/%llu seeds, %llu failing\n", scheme.c_str(),
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(seeds),
-                 static_cast<unsigned long long>(failing));
-  };
 }
 
 // The finding --trace shows: the first failure, else the first report.
@@ -71,7 +56,7 @@ int cmd_check(int argc, const char* const* argv) {
                  "every hold must equal the acquisitions, and a queue lock's waiter must not be overtaken "
                  "more than its bound (MCS 0; ALock (ceil(N_C/B_C)+1)*B_O, budgets local 2 remote 3). "
                  "--exhaustive (locks only) explores instead every interleaving of the lock's steps and every "
-                 "choice the semantics profile allows, for --local-workers threads on the lock's node and "
+                 "choice the --semantics allow, for --local-workers threads on the lock's node and "
                  "--remote-workers on another, each acquiring --acquisitions times: it proves mutual exclusion "
                  "and that every worker can always still finish, within that scope, and prints the state count. "
                  "--structure txn runs OCC transactions of a --design on a small --workload (3 memory nodes: a "
@@ -120,7 +105,7 @@ int cmd_check(int argc, const char* const* argv) {
             ClusterConfig::kMaxThreadsPerNode);
   f.add_int("watchdog-ms", &watchdog_ms, "virtual ms without a completed operation that make a hang", 1,
             3'600'000);
-  f.add_bool("no-swarm", &no_swarm, "every seed runs the profile's relaxations as they are");
+  f.add_bool("no-swarm", &no_swarm, "every seed runs the --semantics relaxations as they are");
   f.add_bool("stop-at-first", &stop_at_first, "stop a scheme's sweep at its first failing seed");
   f.add_int("explain", &explain, "failing seeds explained by ablation per scheme", 0, 1000);
   f.add_bool("isolate", &isolate, "run each seed in a child process: a crash or a loop that never "
@@ -145,6 +130,8 @@ int cmd_check(int argc, const char* const* argv) {
             int64_t{1} << 34);
   f.add_bool("json", &json, "one JSON object per scheme");
   f.add_bool("list", &list, "list every structure and scheme and exit");
+  int64_t progress_seconds = 10;
+  add_progress_flag(f, &progress_seconds);
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   if (list) return list_builtins();
   ClusterConfig c;
@@ -219,7 +206,8 @@ int cmd_check(int argc, const char* const* argv) {
     };
     req.replay_flags = f.replay_args({"structure", "scheme", "design", "workload", "seed", "seeds", "show", "json",
                                       "list", "stop-at-first", "explain", "minimise", "trace", "trace-key",
-                                      "compute-nodes", "threads", "coroutines", "memory-node-threads", "ops"});
+                                      "compute-nodes", "threads", "coroutines", "memory-node-threads", "ops",
+                                      "progress-seconds"});
     if (std::string e = txn_check_runs(req, c, &runs, &factories); !e.empty()) return usage_error(f, e);
   }
   if (structure != "txn" && scheme != "all" && !check::find_builtin(structure, scheme)) {
@@ -245,13 +233,13 @@ int cmd_check(int argc, const char* const* argv) {
     o.shape = shape;
     apply_sweep(o);
     // A replay repeats every flag given, in the order registered (--config
-    // first, so that a --profile after it refines it as in the original
+    // first, so that a --semantics after it refines it as in the original
     // run), then the seed and the (possibly shrunk) shape.
     const std::string prefix =
         "latchwork check --structure " + structure + " --scheme " + info.scheme +
         f.replay_args({"structure", "scheme", "seed", "seeds", "show", "json", "list", "stop-at-first", "explain",
                        "minimise", "trace", "trace-key", "compute-nodes", "threads", "coroutines",
-                       "memory-node-threads", "ops"});
+                       "memory-node-threads", "ops", "progress-seconds"});
     o.replay_line = [prefix, lk](uint64_t seed, const check::Shape& s) {
       std::string line = prefix + " --seed " + std::to_string(seed) + " --seeds 1 --compute-nodes " +
                          std::to_string(s.compute_nodes) + " --threads " + std::to_string(s.threads_per_node) +
@@ -278,12 +266,14 @@ int cmd_check(int argc, const char* const* argv) {
     CheckRun& run = runs[i];
     check::Options& o = run.options;
     const check::WorkloadFactory& factory = factories[i];
-    auto report_progress = progress(run.info->scheme, o.seeds);
+    // Every --progress-seconds, also while one long seed runs or ablation explains.
+    Progress progress("latchwork check " + run.info->scheme, "seeds", o.seeds, progress_seconds);
+    progress.set(0, "0 failing seeds");
     // A crash the driver cannot catch (an invariant in noexcept code) still names its seed.
     set_replay_hint("replay: " + o.replay_line(o.first_seed, o.shape));
     o.on_seed = [&](uint64_t seed, uint64_t done, uint64_t failing) {
       if (done < o.seeds) set_replay_hint("replay: " + o.replay_line(seed + 1, o.shape));
-      report_progress(seed, done, failing);
+      progress.set(done, std::to_string(failing) + " failing seed" + (failing == 1 ? "" : "s"));
     };
     run.report = check::run(factory, o);
     if (expected_correct(run) && run.report.failing_seeds > 0) exit_code = kExitCheckFailed;

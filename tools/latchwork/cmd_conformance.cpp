@@ -12,7 +12,7 @@ namespace lw::tool {
 int cmd_conformance(int argc, const char* const* argv) {
   cli::FlagSet f("latchwork conformance",
                  "Runs the backend conformance suite: small programs checking that the backend "
-                 "returns what RDMA hardware and the spec semantics profile guarantee (results "
+                 "returns what RDMA hardware and the spec semantics (--semantics spec) guarantee (results "
                  "of each verb, ordering on a queue pair, errors for misuse, exact counters "
                  "under contention). Each case runs on a fresh backend built from the cluster "
                  "flags and uses at most ~2 MiB of a memory node. Prints PASS, FAIL (with what "
@@ -53,7 +53,7 @@ int cmd_conformance(int argc, const char* const* argv) {
 
   const std::string profile = c.backend == "sim" ? c.semantics_profile : "-";
   if (!json)
-    std::printf("conformance: backend=%s profile=%s%s seed=%llu memory_nodes=%u\n",
+    std::printf("conformance: backend=%s semantics=%s%s seed=%llu memory_nodes=%u\n",
                 c.backend.c_str(), profile.c_str(), c.threads.adversarial ? " adversarial" : "",
                 static_cast<unsigned long long>(c.seed), c.memory_nodes);
   size_t passed = 0, failed = 0, skipped = 0;
@@ -96,7 +96,7 @@ int cmd_conformance(int argc, const char* const* argv) {
   }
   if (json) {
     nlohmann::json out = {{"backend", c.backend},
-                          {"profile", profile},
+                          {"semantics", profile},
                           {"adversarial", c.threads.adversarial},
                           {"seed", c.seed},
                           {"memory_nodes", c.memory_nodes},

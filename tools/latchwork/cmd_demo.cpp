@@ -11,7 +11,7 @@ int cmd_demo(int argc, const char* const* argv) {
   cli::FlagSet f("latchwork demo",
                  "A short tour on the simulator. Part 1 reproduces the torn-read experiment of "
                  "Jasny et al. Fig. 1b for all four consistency checks at 64..1024 bytes on the "
-                 "spec profile. Part 2 runs latch-protected counters over 2 compute nodes and "
+                 "spec semantics. Part 2 runs latch-protected counters over 2 compute nodes and "
                  "reports each latch's throughput and verbs (round trips) per operation in "
                  "virtual time.");
   ClusterConfig defaults;
@@ -46,7 +46,7 @@ int cmd_demo(int argc, const char* const* argv) {
   };
 
   std::printf(
-      "Latchwork demo (backend=%s, profile=%s, seed=%llu)\n\n"
+      "Latchwork demo (backend=%s, semantics=%s, seed=%llu)\n\n"
       "1. Torn reads (Jasny et al. Fig. 1b). One writer rewrites a block with its version\n"
       "   number; 4 readers read it and validate with each scheme. 'torn_undetected' are\n"
       "   reads the scheme accepted although the payload mixes two versions.\n\n",

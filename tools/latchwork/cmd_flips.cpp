@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "latchwork/config/nic_profile.h"
 #include "latchwork/repro/jasny/flip_table.h"
+#include "progress.h"
 
 namespace lw::tool {
 
@@ -16,17 +17,21 @@ int cmd_flips(int argc, const char* const* argv) {
                  "with latch semantics) at 1, 8 and 128 workers with 256 B and 16 KB tuples on the "
                  "NIC model, and prints which is ahead next to what Jasny et al. report. Exits 1 "
                  "with --strict when a cell disagrees with the paper.");
-  std::string profile = "cx5-100g";
+  std::string nic = "cx5-100g";
   bool json = false, strict = false;
-  f.add_string("profile", &profile, "NIC profile (cx5-100g, cx6-200g, cx7-400g or a JSON file)");
+  f.add_string("nic", &nic, "NIC timing profile (cx5-100g, cx6-200g, cx7-400g or a NIC profile JSON file)");
   f.add_bool("json", &json, "print the table as JSON");
   f.add_bool("strict", &strict, "exit 1 when the model's ordering differs from the paper's");
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   NicProfile probe;
-  if (std::string e = NicProfile::load(profile, &probe); !e.empty()) return usage_error(f, e);
-  std::fprintf(stderr, "running 20 tuple-store workloads on %s...\n", profile.c_str());
+  if (std::string e = NicProfile::load(nic, &probe); !e.empty()) return usage_error(f, e);
+  std::fprintf(stderr, "running 20 tuple-store workloads on nic=%s...\n", nic.c_str());
   std::fflush(stderr);
-  const std::vector<FlipRow> rows = run_flip_table(profile);
+  std::vector<FlipRow> rows;
+  {
+    Progress progress("latchwork flips", "tables", 1, kProgressSeconds);
+    rows = run_flip_table(nic);
+  }
   bool all_agree = true;
   for (const FlipRow& r : rows) all_agree = all_agree && r.agrees;
   if (json) {

@@ -5,12 +5,13 @@
 #include "process_flags.h"
 #include "commands.h"
 #include "latchwork/bench/hash_run.h"
+#include "progress.h"
 
 namespace lw::tool {
 namespace {
 
 void print_result(const HashRunResult& r, const ClusterConfig& c) {
-  std::printf("# %s, %s, %s backend, NIC profile %s, qp policy %s, smart throttling=%d backoff=%d "
+  std::printf("# %s, %s, %s backend, nic %s, qp policy %s, smart throttling=%d backoff=%d "
               "dynamic-limit=%d coroutine-throttling=%d, seed %llu\n",
               r.table.c_str(), r.mix.c_str(), c.backend.c_str(), c.nic.profile.c_str(), to_string(c.nic.qp_policy),
               c.smart.throttling, c.smart.backoff, c.smart.dynamic_limit, c.smart.coroutine_throttling,
@@ -76,7 +77,6 @@ int cmd_hash(int argc, const char* const* argv) {
   d.memory_nodes = 2;
   d.memory_node_bytes = 1ull << 30;
   ClusterFlagOptions opts;
-  opts.profile_is_nic = false;
   ClusterFlags cluster(f, d, opts);
   std::string table = "smart-ht", workload = "write-heavy";
   double zipf = 0.99, offered = 0;
@@ -106,6 +106,9 @@ int cmd_hash(int argc, const char* const* argv) {
              "checked exactly (implies --verify)");
   f.add_bool("json", &json, "one JSON object instead of the report");
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
+  if (f.was_set("ops-per-worker") && ops_per_worker == 0)
+    return usage_error(f, "--ops-per-worker 0 would run no operation: give at least 1, or leave it out to "
+                          "measure the --measure-us window");
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
   if (std::string e = procs.check(c); !e.empty()) return usage_error(f, e);
@@ -136,7 +139,11 @@ int cmd_hash(int argc, const char* const* argv) {
   o.partitioned_writes = partitioned;
   o.barrier_timeout_ms = procs.barrier_timeout_ms;
   if (std::string e = o.validate(preset); !e.empty()) return usage_error(f, e);
-  const HashRunResult r = run_hash(preset, o);
+  HashRunResult r;
+  {
+    Progress progress("latchwork hash", "runs", 1, kProgressSeconds);
+    r = run_hash(preset, o);
+  }
   if (json) std::printf("%s\n", r.to_json().c_str());
   else print_result(r, preset);
   if (!r.ok()) {

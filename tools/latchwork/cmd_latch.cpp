@@ -4,6 +4,7 @@
 #include "cluster_flags.h"
 #include "commands.h"
 #include "report.h"
+#include "progress.h"
 
 namespace lw::tool {
 
@@ -84,6 +85,8 @@ int cmd_latch(int argc, const char* const* argv) {
     if (std::string e = validate_latch_counter(c, options_of(k)); !e.empty()) return usage_error(f, e);
   if (!json) print_latch_header();
   int exit_code = kExitOk;
+  Progress progress("latchwork latch", "runs", kinds.size(), kProgressSeconds);
+  uint64_t done = 0;
   for (LatchKind k : kinds) {
     const LatchCounterOptions o = options_of(k);
     // Every run-shaping flag given (the --config file first), one latch, the seed.
@@ -91,6 +94,7 @@ int cmd_latch(int argc, const char* const* argv) {
                                f.replay_args({"latch", "seed", "json"}) + " --seed " + std::to_string(c.seed);
     set_replay_hint("replay: " + replay);
     LatchCounterResult r = run_latch_counter(c, o);
+    progress.set(++done);
     if (!r.exact()) {
       exit_code = kExitCheckFailed;
       std::fprintf(stderr, "latchwork latch: %s: %s\n  replay: %s\n", r.latch.c_str(),

@@ -19,7 +19,7 @@ int run_exhaustive(const std::vector<const LitmusTest*>& tests, const std::vecto
                    bool json) {
   int exit_code = kExitOk;
   if (!json)
-    std::printf("%-20s %-10s %-8s %-8s %-26s %-16s %s\n", "test", "profile", "states", "seconds",
+    std::printf("%-20s %-10s %-8s %-8s %-26s %-16s %s\n", "test", "semantics", "states", "seconds",
                 "outcomes (all reachable)", "impossible", "verdict");
   for (const LitmusTest* t : tests) {
     if (litmus_exhaustive_program(t->name) == nullptr) continue;
@@ -29,7 +29,7 @@ int run_exhaustive(const std::vector<const LitmusTest*>& tests, const std::vecto
       const LitmusExhaustiveReport r = run_litmus_exhaustive(*t, p, sem);
       if (!r.ok()) exit_code = kExitCheckFailed;
       if (json) {
-        nlohmann::json j = {{"test", t->name}, {"profile", p}, {"exhaustive", true},
+        nlohmann::json j = {{"test", t->name}, {"semantics", p}, {"exhaustive", true},
                             {"complete", r.complete}, {"states", r.states},
                             {"transitions", r.transitions}, {"seconds", r.wall_seconds},
                             {"outcomes", r.outcomes}, {"allowed", t->allowed_outcomes(sem)},
@@ -59,22 +59,22 @@ int cmd_litmus(int argc, const char* const* argv) {
   cli::FlagSet f("latchwork litmus",
                  "Runs the litmus tests of the RDMA semantics contract on the simulator, each "
                  "over many seeds, and prints the outcomes seen. An outcome is allowed under "
-                 "sequential consistency, weak (allowed only when the profile switches on the "
+                 "sequential consistency, weak (allowed only when the --semantics switch on the "
                  "relaxation named), or forbidden. A forbidden or disallowed outcome is a "
                  "simulator bug: the command then exits with 1. With --exhaustive, each test that "
                  "fits the exhaustive explorer runs there instead of over seeds: every "
-                 "interleaving and every choice the profile allows, so the outcomes printed are "
+                 "interleaving and every choice the --semantics allow, so the outcomes printed are "
                  "all the reachable ones and a forbidden outcome not reached is proved impossible; "
                  "it exits with 1 if an outcome is disallowed or an allowed one is unreachable.");
-  std::string profile = "all", test = "all";
+  std::string semantics = "all", test = "all";
   uint64_t seeds = 300, first_seed = 1;
   bool json = false, exhaustive = false;
-  f.add_enum("profile", &profile, {"spec", "connectx", "sequential", "all"}, "semantics profile");
+  f.add_enum("semantics", &semantics, {"spec", "connectx", "sequential", "all"}, "RDMA semantics to run under");
   f.add_string("test", &test, "run one test by name (default: all)");
   f.add_uint("seeds", &seeds, "executions (seeds) per test", 1, 10'000'000);
   f.add_uint("first-seed", &first_seed, "seed of the first execution (the last, first-seed + seeds - 1, "
              "must not pass 2^64 - 1)");
-  f.add_bool("json", &json, "print one JSON object per test and profile");
+  f.add_bool("json", &json, "print one JSON object per test and semantics");
   f.add_bool("exhaustive", &exhaustive, "explore every interleaving instead of sampling seeds "
              "(tests without an exhaustive form are skipped; --seeds and --first-seed do not apply)");
   std::string test_list = "\ntests:\n";
@@ -90,8 +90,8 @@ int cmd_litmus(int argc, const char* const* argv) {
     if (test == "all" || test == t.name) chosen.push_back(&t);
   if (chosen.empty()) return usage_error(f, "no litmus test named \"" + test + "\"");
   std::vector<std::string> profiles =
-      profile == "all" ? std::vector<std::string>{"spec", "connectx", "sequential"}
-                       : std::vector<std::string>{profile};
+      semantics == "all" ? std::vector<std::string>{"spec", "connectx", "sequential"}
+                       : std::vector<std::string>{semantics};
   if (exhaustive) {
     if (f.was_set("seeds") || f.was_set("first-seed"))
       return usage_error(f, "--seeds and --first-seed do not apply to --exhaustive");
@@ -100,7 +100,7 @@ int cmd_litmus(int argc, const char* const* argv) {
     return run_exhaustive(chosen, profiles, json);
   }
   int exit_code = kExitOk;
-  if (!json) std::printf("%-20s %-10s %-6s %-40s %s\n", "test", "profile", "runs", "outcomes (count)", "verdict");
+  if (!json) std::printf("%-20s %-10s %-6s %-40s %s\n", "test", "semantics", "runs", "outcomes (count)", "verdict");
   for (const LitmusTest* t : chosen) {
     for (const std::string& p : profiles) {
       LitmusReport r = run_litmus(*t, p, seeds, first_seed);
@@ -110,12 +110,12 @@ int cmd_litmus(int argc, const char* const* argv) {
       if (!r.violations.empty()) {
         exit_code = kExitCheckFailed;
         std::fprintf(stderr, "latchwork litmus: %s on %s: outcome %s is not allowed\n  replay: latchwork litmus "
-                     "--test %s --profile %s --seeds 1 --first-seed %llu\n",
+                     "--test %s --semantics %s --seeds 1 --first-seed %llu\n",
                      t->name.c_str(), p.c_str(), r.violations[0].c_str(), t->name.c_str(), p.c_str(),
                      static_cast<unsigned long long>(r.violation_seed));
       }
       if (json) {
-        nlohmann::json j = {{"test", t->name}, {"profile", p}, {"runs", r.runs},
+        nlohmann::json j = {{"test", t->name}, {"semantics", p}, {"runs", r.runs},
                             {"outcomes", r.outcomes}, {"weak", t->weak},
                             {"weak_allowed", weak_allowed}, {"weak_seen", r.weak_seen},
                             {"violations", r.violations}};

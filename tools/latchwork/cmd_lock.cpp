@@ -6,7 +6,9 @@
 #include "commands.h"
 #include "latchwork/workloads/lock_table.h"
 #include "lock_report.h"
+#include "output_path.h"
 #include "plot_json.h"
+#include "progress.h"
 
 namespace lw::tool {
 namespace {
@@ -106,7 +108,8 @@ int cmd_lock(int argc, const char* const* argv) {
     return usage_error(f, "--nodes and --memory-nodes disagree (they name the same thing)");
   if (f.was_set("nodes") || !f.was_set("memory-nodes")) c.memory_nodes = static_cast<uint32_t>(nodes);
   c.memory_node_threads = static_cast<uint32_t>(threads);
-  if (f.was_set("png") && png.empty()) return usage_error(f, "--png needs a file name");
+  if (f.was_set("png"))
+    if (std::string e = check_output_file(png, "png"); !e.empty()) return usage_error(f, e);
 
   workloads::LockTableOptions o;
   o.cluster = c;
@@ -123,12 +126,8 @@ int cmd_lock(int argc, const char* const* argv) {
   if (std::string e = o.validate(); !e.empty()) return usage_error(f, e);
   // Long runs say how far they are (stderr; the report stays on stdout).
   const uint64_t total = uint64_t{c.memory_nodes} * c.memory_node_threads * c.coroutines_per_thread * ops;
-  if (total >= 200'000)
-    o.progress = [](uint64_t done, uint64_t all) {
-      std::fprintf(stderr, "\r[lock %llu/%llu ops]%s", static_cast<unsigned long long>(done),
-                   static_cast<unsigned long long>(all), done == all ? "\n" : "");
-      std::fflush(stderr);
-    };
+  Progress progress("latchwork lock", "ops", total, kProgressSeconds);
+  o.progress = [&progress](uint64_t done, uint64_t) { progress.set(done); };
 
   workloads::LockTableResult r;
   if (std::string e = workloads::run_lock_table(o, &r); !e.empty()) {
@@ -137,12 +136,7 @@ int cmd_lock(int argc, const char* const* argv) {
   }
   if (json) std::printf("%s\n", lock_result_json(o, r).dump(2).c_str());
   else print_lock_result(o, r);
-  if (!png.empty()) {
-    if (std::string e = plot_json(cdf_json(o, r), png); !e.empty())
-      std::fprintf(stderr, "latchwork lock: plotting failed: %s\n", e.c_str());
-    else if (!json)
-      std::printf("wrote %s (and %s.json)\n", png.c_str(), png.c_str());
-  }
+  const bool drew = png.empty() || draw_png("lock", cdf_json(o, r), png, json);
   if (r.failures > 0) {
     std::fprintf(stderr, "latchwork lock: %llu lock/unlock calls failed: %s\n",
                  static_cast<unsigned long long>(r.failures), r.mismatch.c_str());
@@ -152,7 +146,7 @@ int cmd_lock(int argc, const char* const* argv) {
     std::fprintf(stderr, "latchwork lock: counters disagree: %s\n", r.mismatch.c_str());
     return kExitCheckFailed;
   }
-  return kExitOk;
+  return drew ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace lw::tool

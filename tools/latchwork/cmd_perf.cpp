@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "latchwork/bench/perf.h"
 #include "list_flags.h"
+#include "progress.h"
 
 namespace lw::tool {
 namespace {
@@ -32,7 +33,7 @@ int cmd_perf(int argc, const char* const* argv) {
                  "after the previous worker's (or all on one word with --contended), and the run "
                  "reports throughput (Mops, GB/s) and latency percentiles over a measurement "
                  "window. On the sim backend times are virtual and come from the NIC model named "
-                 "by --profile; on the threads backend they are wall-clock times of real threads "
+                 "by --nic; on the threads backend they are wall-clock times of real threads "
                  "(no NIC mechanisms). Comma lists in --threads and --size run a sweep. Limits: "
                  "--depth at most the queue pair's queue_depth (256 unless a --config file sets "
                  "it); compute nodes x threads x depth at most 65536 workers; workers x size at "
@@ -43,7 +44,6 @@ int cmd_perf(int argc, const char* const* argv) {
   defaults.set_profile("connectx");
   defaults.memory_node_bytes = 256ull << 20;
   ClusterFlagOptions opts;
-  opts.profile_is_nic = true;
   opts.threads_flag = false;
   ClusterFlags cluster(f, defaults, opts);
   std::string threads_list = "1", size_list = "8";
@@ -127,7 +127,7 @@ int cmd_perf(int argc, const char* const* argv) {
     }
   }
   if (!json) {
-    std::printf("# %s backend, NIC profile %s, qp policy %s, semantics %s, seed %llu\n",
+    std::printf("# %s backend, nic %s, qp policy %s, semantics %s, seed %llu\n",
                 c.backend.c_str(), c.nic.profile.c_str(), to_string(c.nic.qp_policy),
                 c.semantics_profile.c_str(), static_cast<unsigned long long>(c.seed));
     print_header();
@@ -135,21 +135,24 @@ int cmd_perf(int argc, const char* const* argv) {
   int exit_code = kExitOk;
   const size_t points = threads.size() * sizes.size();
   size_t done = 0;
+  Progress progress("latchwork perf", "points", points, kProgressSeconds);
   for (uint64_t t : threads) {
     for (uint64_t s : sizes) {
       ClusterConfig point;
       PerfOptions po;
       point_of(t, s, &point, &po);
-      if (points > 1) std::fprintf(stderr, "[%zu/%zu] threads=%llu size=%llu\n", ++done, points,
+      ++done;
+      if (points > 1) std::fprintf(stderr, "[%zu/%zu] threads=%llu size=%llu\n", done, points,
                                    static_cast<unsigned long long>(t), static_cast<unsigned long long>(s));
       const PerfResult r = run_perf(point, po);
+      progress.set(done);
       if (!r.ok()) {
         std::fprintf(stderr, "latchwork perf: %s\n", r.error.c_str());
         exit_code = kExitCheckFailed;
       }
       if (json) {
         std::printf("{\"threads\":%llu,\"size\":%llu,\"depth\":%lld,\"batch\":%lld,\"compute_nodes\":%u,"
-                    "\"memory_nodes\":%u,\"profile\":\"%s\",\"qp_policy\":\"%s\",\"result\":%s}\n",
+                    "\"memory_nodes\":%u,\"nic\":\"%s\",\"qp_policy\":\"%s\",\"result\":%s}\n",
                     static_cast<unsigned long long>(t), static_cast<unsigned long long>(s),
                     static_cast<long long>(depth), static_cast<long long>(batch), c.compute_nodes, c.memory_nodes,
                     c.nic.profile.c_str(), to_string(c.nic.qp_policy), r.to_json().c_str());

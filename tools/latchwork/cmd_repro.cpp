@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "latchwork/repro/repro.h"
 #include "latchwork/repro/repro_session.h"
+#include "output_path.h"
 #include "repro_children.h"
 
 #ifndef LW_PLOT_SCRIPT
@@ -171,12 +172,12 @@ int cmd_repro(int argc, const char* const* argv) {
   f.add_string("python", &python, "the Python interpreter that runs the plot script");
   f.add_bool("strict", &strict, "exit 1 if a paper value is outside its tolerance");
   f.add_bool("quiet", &quiet, "no progress line on stderr");
-  uint64_t jobs = 0;
+  uint64_t jobs = std::clamp<uint64_t>(std::thread::hardware_concurrency(), 1, 256);  // one per core
   f.add_uint("jobs", &jobs,
              "points simulated at once, each on its own thread (several figures: figures at once, "
-             "each in its own process), and plot runs at the end (0: one per core); the values do "
-             "not depend on it, only the wall time",
-             0, 256);
+             "each in its own process), and plot runs at the end (default: one per core); the values "
+             "do not depend on it, only the wall time",
+             1, 256);
   std::vector<const char*> args(argv, argv + argc);
   std::string name;
   if (!args.empty() && args[0][0] != '-') {
@@ -206,6 +207,7 @@ int cmd_repro(int argc, const char* const* argv) {
       at = comma + 1;
     }
   }
+  if (std::string e = check_output_dir(out_dir, "out"); !e.empty()) return usage_error(f, e);
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) return usage_error(f, "cannot create --out directory " + out_dir + ": " + ec.message());
@@ -215,7 +217,7 @@ int cmd_repro(int argc, const char* const* argv) {
   // a share of the figures): starting Python and matplotlib costs more than
   // drawing a figure, and one run alone left the other cores idle.
   std::vector<std::pair<std::string, std::string>> plots;  // json, png
-  const size_t workers = jobs == 0 ? std::max(1u, std::thread::hardware_concurrency()) : jobs;
+  const size_t workers = jobs;
   // Figures that share a run run together, in one session (one process),
   // where the later ones take the earlier ones' results (repro_session.h).
   // Other figures do not share a session: they would only hold each other's
@@ -277,8 +279,8 @@ int cmd_repro(int argc, const char* const* argv) {
       const std::filesystem::path base = std::filesystem::path(out_dir) / fig->name;
       const std::string json_path = base.string() + ".json", png_path = base.string() + ".png";
       if (!write_file(base.string() + ".csv", r.to_csv()) || !write_file(json_path, r.to_json())) {
-        std::fprintf(stderr, "latchwork: cannot write results to %s\n", out_dir.c_str());
-        return kExitUsage;
+        std::fprintf(stderr, "latchwork repro: cannot write results to %s\n", out_dir.c_str());
+        return kExitCheckFailed;
       }
       if (json) {
         std::printf("%s\n", r.to_json().c_str());
@@ -294,7 +296,7 @@ int cmd_repro(int argc, const char* const* argv) {
   if (!no_plot) {
     // Argument vectors, not shell commands: a quote or `$(...)` in a path
     // is just a character of that path.
-    const size_t runs = std::clamp<size_t>(jobs == 0 ? std::thread::hardware_concurrency() : jobs, 1, plots.size());
+    const size_t runs = std::clamp<size_t>(jobs, 1, plots.size());
     std::string err;
     int rc = 0;
     std::vector<pid_t> started;
@@ -316,9 +318,10 @@ int cmd_repro(int argc, const char* const* argv) {
       }
     }
     if (rc != 0) {
-      std::fprintf(stderr, "latchwork: plotting failed (%s; needs python3-matplotlib; see scripts/bootstrap.sh): %s %s ...\n",
+      std::fprintf(stderr, "latchwork repro: plotting failed (%s; needs python3-matplotlib; see scripts/bootstrap.sh): %s %s ...\n",
                    err.empty() ? ("exit status " + std::to_string(rc)).c_str() : err.c_str(),
                    cli::shell_quote(python).c_str(), cli::shell_quote(plot_script).c_str());
+      return kExitCheckFailed;  // the PNGs asked for are missing
     } else if (!json) {
       for (const auto& plot : plots) std::printf("drew %s\n", plot.second.c_str());
     }

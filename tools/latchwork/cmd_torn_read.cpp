@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "report.h"
 #include "latchwork/repro/jasny/torn_read.h"
+#include "progress.h"
 
 namespace lw::tool {
 namespace {
@@ -47,8 +48,8 @@ int cmd_torn_read(int argc, const char* const* argv) {
                  "write protocol; readers on compute node 1 read blocks with one READ (three for "
                  "versioning) and validate them with the scheme. A read is torn if its payload "
                  "words differ; torn reads the scheme accepted are undetected corruption. "
-                 "Expect bookend to let torn reads through at 256 B and above on the spec "
-                 "profile, and the other schemes never to.");
+                 "Expect bookend to let torn reads through at 256 B and above under the spec "
+                 "semantics, and the other schemes never to.");
   ClusterConfig defaults;
   ClusterFlags cluster(f, defaults);
   std::string scheme = "bookend", sizes = "512";
@@ -84,12 +85,14 @@ int cmd_torn_read(int argc, const char* const* argv) {
     schemes = {s};
   }
   if (!json) {
-    std::printf("backend=%s profile=%s seed=%llu ops=%llu readers=%lld slots=%lld\n",
+    std::printf("backend=%s semantics=%s seed=%llu ops=%llu readers=%lld slots=%lld\n",
                 c.backend.c_str(), c.backend == "sim" ? c.semantics_profile.c_str() : "-",
                 static_cast<unsigned long long>(c.seed), static_cast<unsigned long long>(ops),
                 static_cast<long long>(readers), static_cast<long long>(slots));
     print_torn_header();
   }
+  Progress progress("latchwork torn-read", "runs", schemes.size() * size_list.size(), kProgressSeconds);
+  uint64_t done = 0;
   for (ConsistencyScheme s : schemes) {
     for (uint32_t size : size_list) {
       TornReadOptions o{s, size, ops, static_cast<uint32_t>(readers), static_cast<uint32_t>(slots)};
@@ -97,6 +100,7 @@ int cmd_torn_read(int argc, const char* const* argv) {
                       " --size " + std::to_string(size) + f.replay_args({"scheme", "size", "seed", "json"}) +
                       " --seed " + std::to_string(c.seed));
       TornReadResult r = run_torn_read(c, o);
+      progress.set(++done);
       if (json) std::printf("%s\n", r.to_json().c_str());
       else print_torn_row(r);
       std::fflush(stdout);

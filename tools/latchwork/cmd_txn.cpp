@@ -11,7 +11,9 @@
 #include "commands.h"
 #include "latchwork/txn/run.h"
 #include "latchwork/workloads/oltp.h"
+#include "output_path.h"
 #include "plot_json.h"
+#include "progress.h"
 
 namespace lw::tool {
 namespace {
@@ -64,7 +66,7 @@ std::string phase_breakdown_json(const txn::TxnRunResult& r) {
 }
 
 void print_result(const txn::TxnRunResult& r, const txn::TxnWorkload& w, const ClusterConfig& c) {
-  std::printf("# %s on %s (%s), %s backend, NIC profile %s, qp policy %s, seed %llu\n", r.design.c_str(),
+  std::printf("# %s on %s (%s), %s backend, nic %s, qp policy %s, seed %llu\n", r.design.c_str(),
               r.workload.c_str(), r.phases.c_str(), c.backend.c_str(), c.nic.profile.c_str(),
               to_string(c.nic.qp_policy), static_cast<unsigned long long>(c.seed));
   std::printf("%-24s %llu (%u compute x %u threads, %u memory nodes x %u threads, x %u coroutines)\n",
@@ -118,7 +120,6 @@ int cmd_txn(int argc, const char* const* argv) {
   d.coroutines_per_thread = 4;
   d.memory_nodes = 2;
   ClusterFlagOptions opts;
-  opts.profile_is_nic = true;
   opts.threads_flag = false;
   ClusterFlags cluster(f, d, opts);
   std::string design = "drtmh", workload = "smallbank", broken = "none", phase_unused, png;
@@ -171,8 +172,12 @@ int cmd_txn(int argc, const char* const* argv) {
   f.add_bool("json", &json, "one JSON object instead of the report");
   f.add_string("png", &png, "draw the per-phase breakdown to this PNG (and FILE.json)");
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
-  if (f.was_set("png") && png.empty()) return usage_error(f, "--png needs a file name");
+  if (f.was_set("png"))
+    if (std::string e = check_output_file(png, "png"); !e.empty()) return usage_error(f, e);
   if (f.was_set("compute-nodes")) return usage_error(f, "use --nodes (compute nodes of disaggregated designs)");
+  if (f.was_set("txns") && txns == 0)
+    return usage_error(f, "--txns 0 would run no transaction: give at least 1, or leave it out to measure "
+                          "the --measure-us window");
 
   txn::TxnRunOptions o;
   if (!txn::design_preset(design, &o.design)) return usage_error(f, "unknown --design " + design);
@@ -195,7 +200,7 @@ int cmd_txn(int argc, const char* const* argv) {
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
   // SMART §6.1's testbed for the disaggregated designs: ConnectX-6 200 Gbit/s.
-  const std::string profile = f.was_set("profile") || !o.design.disaggregated ? c.nic.profile : "cx6-200g";
+  const std::string profile = f.was_set("nic") || !o.design.disaggregated ? c.nic.profile : "cx6-200g";
   ClusterConfig t = txn::txn_cluster(o.design, profile, static_cast<uint32_t>(nodes), static_cast<uint32_t>(threads),
                                      c.coroutines_per_thread, c.memory_nodes, memory_node_mb << 20);
   // Whatever was named explicitly goes on top of the design's cluster.
@@ -231,20 +236,19 @@ int cmd_txn(int argc, const char* const* argv) {
   std::unique_ptr<txn::TxnWorkload> w = workloads::make_oltp_workload(workload, oo, &err);
   if (!w) return usage_error(f, err);
 
-  const txn::TxnRunResult r = txn::run_txn(t, *w, o);
+  txn::TxnRunResult r;
+  {
+    Progress progress("latchwork txn", "runs", 1, kProgressSeconds);
+    r = txn::run_txn(t, *w, o);
+  }
   if (json) std::printf("%s\n", r.to_json().c_str());
   else print_result(r, *w, t);
-  if (!png.empty()) {
-    if (std::string e = plot_json(phase_breakdown_json(r), png); !e.empty())
-      std::fprintf(stderr, "latchwork txn: plotting failed: %s\n", e.c_str());
-    else if (!json)
-      std::printf("wrote %s (and %s.json)\n", png.c_str(), png.c_str());
-  }
+  const bool drew = png.empty() || draw_png("txn", phase_breakdown_json(r), png, json);
   if (!r.ok()) {
     std::fprintf(stderr, "latchwork txn: %s\n", r.error.c_str());
     return kExitCheckFailed;
   }
-  return kExitOk;
+  return drew ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace lw::tool

@@ -76,7 +76,7 @@ void print_lock_result(const workloads::LockTableOptions& o, const workloads::Lo
                 locks::to_string(o.table.kind), o.process_index, c.memory_nodes,
                 static_cast<unsigned long long>(c.seed));
   else
-    std::printf("# %s lock table, %s backend, NIC profile %s, seed %llu\n", locks::to_string(o.table.kind),
+    std::printf("# %s lock table, %s backend, nic %s, seed %llu\n", locks::to_string(o.table.kind),
                 c.backend.c_str(), c.nic.profile.c_str(), static_cast<unsigned long long>(c.seed));
   std::printf("%-22s %u nodes x %u threads x %u coroutines; %llu locks; %u%% local; budgets local %d remote %d\n",
               "set-up", c.memory_nodes, c.memory_node_threads, c.coroutines_per_thread,

@@ -1,6 +1,9 @@
 // latchwork: run, check and measure one-sided RDMA synchronisation.
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
+#include <string>
 #include <string_view>
 
 #include "commands.h"
@@ -44,6 +47,14 @@ void print_help() {
   std::printf("\nexit codes: 0 success, 1 a check failed, 2 bad usage\n");
 }
 
+// A run that ended with an exception: the message, naming the command, and
+// exit 1 (what was printed on stdout so far stays).
+int failed(const char* command, const std::string& what) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "latchwork %s: %s\n", command, what.c_str());
+  return lw::tool::kExitCheckFailed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,9 +72,13 @@ int main(int argc, char** argv) {
     try {
       return c.run(argc - 2, argv + 2);
     } catch (const lw::RunBudgetExhausted& e) {
-      std::fflush(stdout);
-      std::fprintf(stderr, "latchwork %s: %s\n", c.name, e.what());
-      return lw::tool::kExitCheckFailed;
+      return failed(c.name, e.what());
+    } catch (const std::bad_alloc&) {
+      return failed(c.name, "out of memory (an allocation failed; try a smaller run or a larger ulimit -v)");
+    } catch (const std::exception& e) {
+      // Threads and mappings name themselves (lw::start_thread, NodeMemory);
+      // any other exception still ends in a message, not an abort.
+      return failed(c.name, e.what());
     }
   }
   std::fprintf(stderr, "latchwork: unknown command \"%s\" (see latchwork --help)\n", argv[1]);

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -47,6 +48,16 @@ std::string plot_json(const std::string& json, const std::string& png_path, cons
   if (WEXITSTATUS(status) != 0)
     return script + " exited with " + std::to_string(WEXITSTATUS(status)) + " (needs python3-matplotlib)";
   return {};
+}
+
+bool draw_png(const std::string& command, const std::string& json, const std::string& png,
+              bool json_to_stdout) {
+  if (std::string e = plot_json(json, png); !e.empty()) {
+    std::fprintf(stderr, "latchwork %s: plotting failed: %s\n", command.c_str(), e.c_str());
+    return false;
+  }
+  if (!json_to_stdout) std::printf("wrote %s (and %s.json)\n", png.c_str(), png.c_str());
+  return true;
 }
 
 }  // namespace lw::tool

@@ -15,4 +15,10 @@ std::string plot_json(const std::string& json, const std::string& png_path,
                       const std::string& python = default_python(),
                       const std::string& script = default_plot_script());
 
+// `latchwork <command> --png FILE` after its run: draws `json` to `png`, then
+// prints "wrote ..." (unless the report went to stdout as JSON) or the failure
+// on stderr. Returns false when nothing was drawn: the command exits with 1.
+bool draw_png(const std::string& command, const std::string& json, const std::string& png,
+              bool json_to_stdout);
+
 }  // namespace lw::tool

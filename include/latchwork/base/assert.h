@@ -19,7 +19,7 @@ namespace lw {
 void set_replay_hint(std::string hint);
 const std::string& replay_hint();
 
-// What the running simulation is ("sim seed=42 profile=spec"); the simulator
+// What the running simulation is ("sim seed=42 semantics=spec"); the simulator
 // sets it for the duration of a run, so the seed printed is always the one of
 // the run that failed.
 void set_run_context(std::string context);

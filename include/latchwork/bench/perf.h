@@ -3,7 +3,7 @@
 // and the run reports throughput and latency over a measurement window.
 //
 // On the sim backend all times are virtual and come from the timing model
-// (the calibrated NIC model with --profile cx5-100g etc.); on the threads
+// (the calibrated NIC model with --nic cx5-100g etc.); on the threads
 // backend they are wall-clock times of real threads, where the NIC-only
 // mechanisms do not exist.
 #pragma once

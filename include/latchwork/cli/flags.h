@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace lw::cli {
@@ -32,6 +33,9 @@ class FlagSet {
   void add_bool(std::string name, bool* out, std::string help);  // --name or --name=true|false
   void add_enum(std::string name, std::string* out, std::vector<std::string> allowed,
                 std::string help);
+  // A flag that no longer exists: parse() refuses --name with `message`
+  // (which says what replaced it) rather than "unknown flag".
+  void retire(std::string name, std::string message);
 
   // Parses argv (without the subcommand's name). Returns "" or an error.
   std::string parse(int argc, const char* const* argv);
@@ -66,6 +70,7 @@ class FlagSet {
   std::string command_;
   std::string description_;
   std::vector<Flag> flags_;
+  std::vector<std::pair<std::string, std::string>> retired_;  // name, message
   std::set<std::string> set_;
   std::vector<std::string> positional_;
   bool help_ = false;
