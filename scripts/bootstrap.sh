@@ -4,7 +4,7 @@
 #                                command needs (make run, make build)
 #   scripts/bootstrap.sh all     also what tests, plots and fuzzing need
 #                                (make test; the default): matplotlib for PNGs,
-#                                clang with libFuzzer, Chromium for the report test
+#                                clang with libFuzzer
 # libibverbs-dev: the verbs backend (the Soft-RoCE VM of `make test-verbs`
 # installs its own packages, see scripts/softroce-vm.sh).
 # Idempotent: does nothing when everything is installed; runs apt-get update
@@ -14,7 +14,7 @@ set -euo pipefail
 group=${1:-all}
 build_packages=(cmake ninja-build g++ make libgtest-dev libgmock-dev libbenchmark-dev
                 nlohmann-json3-dev libibverbs-dev ibverbs-providers)
-test_packages=(python3-matplotlib clang libclang-rt-dev chromium)
+test_packages=(python3-matplotlib clang libclang-rt-dev)
 case "$group" in
   build) packages=("${build_packages[@]}") ;;
   all) packages=("${build_packages[@]}" "${test_packages[@]}") ;;
