@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "latchwork/backends.h"
+#include "latchwork/sim/timeline.h"
 
 namespace lw::workloads {
 namespace {
@@ -129,6 +130,7 @@ std::string run_lock_table(const LockTableOptions& o, LockTableResult* out) {
   std::string err;
   std::unique_ptr<Backend> backend = make_backend(o.cluster, &err);
   if (!backend) return "cannot create the backend: " + err;
+  if (o.timeline) o.timeline->attach(*backend);
   const ClusterConfig& c = backend->config();
   const uint32_t nodes = c.memory_nodes;
   if (!backend->capabilities().cpu_access) return "the " + std::string(backend->name()) + " backend runs no memory-node threads";

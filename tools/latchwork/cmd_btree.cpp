@@ -10,6 +10,7 @@
 #include "latchwork/bench/sherman_run.h"
 #include "plot_json.h"
 #include "process_flags.h"
+#include "timeline_flags.h"
 
 namespace lw::tool {
 namespace {
@@ -153,6 +154,7 @@ int cmd_btree(int argc, const char* const* argv) {
   ClusterFlagOptions opts;
   opts.profile_is_nic = false;
   ClusterFlags cluster(f, d, opts);
+  TimelineFlags timeline(f);
   std::string index = "sherman", workload = "write-intensive", png;
   double zipf = 0.99;
   uint64_t keys = 1u << 18, range_size = 100, node_bytes = 1024, key_bytes = 8, cache_mb = 500;
@@ -199,6 +201,7 @@ int cmd_btree(int argc, const char* const* argv) {
   if (f.was_set("png") && png.empty()) return usage_error(f, "--png needs a file name");
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
+  if (std::string e = timeline.validate(c); !e.empty()) return usage_error(f, e);
   if (std::string e = procs.check(c); !e.empty()) return usage_error(f, e);
   ShermanRunOptions o;
   o.processes = static_cast<uint32_t>(procs.processes);
@@ -234,7 +237,9 @@ int cmd_btree(int argc, const char* const* argv) {
   o.verify = verify;
   o.workload_seed = preset.seed;
   if (std::string e = o.validate(preset); !e.empty()) return usage_error(f, e);
+  o.timeline = timeline.recorder();
   const ShermanRunResult r = run_sherman(preset, o);
+  const int written = timeline.finish("latchwork btree", kExitOk);
   if (json) std::printf("%s\n", r.to_json().c_str());
   else print_result(r, o, preset);
   if (!png.empty()) {
@@ -247,7 +252,7 @@ int cmd_btree(int argc, const char* const* argv) {
     std::fprintf(stderr, "latchwork btree: %s\n", r.error.c_str());
     return kExitCheckFailed;
   }
-  return kExitOk;
+  return written;
 }
 
 }  // namespace lw::tool

@@ -7,6 +7,7 @@
 #include "latchwork/workloads/lock_table.h"
 #include "lock_report.h"
 #include "plot_json.h"
+#include "timeline_flags.h"
 
 namespace lw::tool {
 namespace {
@@ -72,6 +73,7 @@ int cmd_lock(int argc, const char* const* argv) {
   ClusterFlagOptions opts;
   opts.threads_flag = false;
   ClusterFlags cluster(f, d, opts);
+  TimelineFlags timeline(f);
   std::string kind = "alock", png;
   uint64_t locks = 100, locality = 95, nodes = d.memory_nodes, threads = d.memory_node_threads, ops = 2000;
   uint64_t process_index = 0, cs_ns = 0, max_spins = locks::LockTableConfig{}.max_spins;
@@ -102,6 +104,7 @@ int cmd_lock(int argc, const char* const* argv) {
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
+  if (std::string e = timeline.validate(c); !e.empty()) return usage_error(f, e);
   if (f.was_set("nodes") && f.was_set("memory-nodes") && c.memory_nodes != nodes)
     return usage_error(f, "--nodes and --memory-nodes disagree (they name the same thing)");
   if (f.was_set("nodes") || !f.was_set("memory-nodes")) c.memory_nodes = static_cast<uint32_t>(nodes);
@@ -131,7 +134,10 @@ int cmd_lock(int argc, const char* const* argv) {
     };
 
   workloads::LockTableResult r;
-  if (std::string e = workloads::run_lock_table(o, &r); !e.empty()) {
+  o.timeline = timeline.recorder();
+  const std::string run_error = workloads::run_lock_table(o, &r);
+  const int written = timeline.finish("latchwork lock", kExitOk);
+  if (const std::string& e = run_error; !e.empty()) {
     std::fprintf(stderr, "latchwork lock: %s\n", e.c_str());
     return kExitCheckFailed;
   }
@@ -152,7 +158,7 @@ int cmd_lock(int argc, const char* const* argv) {
     std::fprintf(stderr, "latchwork lock: counters disagree: %s\n", r.mismatch.c_str());
     return kExitCheckFailed;
   }
-  return kExitOk;
+  return written;
 }
 
 }  // namespace lw::tool

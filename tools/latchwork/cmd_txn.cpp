@@ -12,6 +12,7 @@
 #include "latchwork/txn/run.h"
 #include "latchwork/workloads/oltp.h"
 #include "plot_json.h"
+#include "timeline_flags.h"
 
 namespace lw::tool {
 namespace {
@@ -121,6 +122,7 @@ int cmd_txn(int argc, const char* const* argv) {
   opts.profile_is_nic = true;
   opts.threads_flag = false;
   ClusterFlags cluster(f, d, opts);
+  TimelineFlags timeline(f);
   std::string design = "drtmh", workload = "smallbank", broken = "none", phase_unused, png;
   uint64_t nodes = 4, threads = 4, memory_node_mb = 256;
   uint64_t warmup_us = 100, measure_us = 300, txns = 0, max_attempts = 64, retry_backoff_ns = 1000;
@@ -215,6 +217,7 @@ int cmd_txn(int argc, const char* const* argv) {
   if (f.was_set("dynamic-limit")) t.smart.dynamic_limit = c.smart.dynamic_limit;
   if (f.was_set("coroutine-throttling")) t.smart.coroutine_throttling = c.smart.coroutine_throttling;
   if (std::string e = t.validate(); !e.empty()) return usage_error(f, e);
+  if (std::string e = timeline.validate(t); !e.empty()) return usage_error(f, e);
 
   // The data is scaled per store node and partitioned over them: the run's
   // memory nodes (--nodes for symmetric designs, --memory-nodes otherwise).
@@ -231,7 +234,9 @@ int cmd_txn(int argc, const char* const* argv) {
   std::unique_ptr<txn::TxnWorkload> w = workloads::make_oltp_workload(workload, oo, &err);
   if (!w) return usage_error(f, err);
 
+  o.timeline = timeline.recorder();
   const txn::TxnRunResult r = txn::run_txn(t, *w, o);
+  const int written = timeline.finish("latchwork txn", kExitOk);
   if (json) std::printf("%s\n", r.to_json().c_str());
   else print_result(r, *w, t);
   if (!png.empty()) {
@@ -244,7 +249,7 @@ int cmd_txn(int argc, const char* const* argv) {
     std::fprintf(stderr, "latchwork txn: %s\n", r.error.c_str());
     return kExitCheckFailed;
   }
-  return kExitOk;
+  return written;
 }
 
 }  // namespace lw::tool

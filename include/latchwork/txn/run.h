@@ -22,9 +22,15 @@
 #include "latchwork/txn/store_plan_cache.h"
 #include "latchwork/txn/workload.h"
 
+namespace lw {
+class Timeline;
+}  // namespace lw
+
 namespace lw::txn {
 
 struct TxnRunOptions {
+  // The sim backend records its run into this timeline if set (sim/timeline.h).
+  Timeline* timeline = nullptr;
   DesignConfig design;
   // SMART-DTX's throttle (Alg. 1) runs its update phase within the warm-up:
   // delta_ns is cut to warmup_ns / candidates when longer.

@@ -14,9 +14,15 @@
 #include "latchwork/locks/lock.h"
 #include "latchwork/runtime/op_stats.h"
 
+namespace lw {
+class Timeline;
+}  // namespace lw
+
 namespace lw::workloads {
 
 struct LockTableOptions {
+  // The sim backend records its run into this timeline if set (sim/timeline.h).
+  Timeline* timeline = nullptr;
   // backend, memory_nodes (= nodes), memory_node_threads (= threads per
   // node), semantics, NIC profile, seed. compute_nodes' workers stay idle.
   ClusterConfig cluster;
