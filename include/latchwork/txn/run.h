@@ -61,7 +61,7 @@ struct TxnRunOptions {
   uint64_t barrier_timeout_ms = 300'000;
 
   std::string validate(const ClusterConfig& c) const;
-  // Every field but `on_commit` (it watches the run, it does not change it):
+  // Every field but `on_commit` and `timeline` (they watch the run, they do not change it):
   // equal options make the same run (repro shares runs). A field added must
   // be compared here (run.cpp asserts the size).
   bool operator==(const TxnRunOptions& o) const {

@@ -40,7 +40,7 @@ struct LockTableOptions {
   // operations completed: (done, total). Reporting only; may be empty.
   std::function<void(uint64_t, uint64_t)> progress = {};
   std::string validate() const;   // "" or a message naming the field
-  // Every field but `progress` (reporting only): equal options make the same
+  // Every field but `progress` and `timeline` (they only watch): equal options make the same
   // run (repro shares runs). A field added must be compared here (lock_table.cpp
   // asserts the size).
   bool operator==(const LockTableOptions& o) const {
