@@ -55,10 +55,10 @@ fi
 expect_err "timeline: seed"
 valid_trace "$tmp/check.json" verb memory relaxation
 # The recorded run is the failing seed's own: same trace hash as its replay.
-recorded=$(sed -n 's/^timeline: seed \([0-9]*\) .*trace hash \([0-9]*\)$/\1 \2/p' "$tmp/err")
+recorded=$(sed -n 's/^timeline: seed \([0-9]*\) .*trace hash \(0x[0-9a-f]*\)$/\1 \2/p' "$tmp/err")
 seed=${recorded% *}
 expect_exit 0 "replay of the recorded seed" -- "$lw" check --scheme bookend --seed "$seed" --seeds 1 --explain 0 --json
-python3 -c "import json,sys; r=json.load(open('$tmp/out')); assert r['trace_hash'] == ${recorded#* }, (r['trace_hash'], '$recorded')" \
+python3 -c "import json,sys; r=json.load(open('$tmp/out')); assert r['trace_hash'] == '${recorded#* }', (r['trace_hash'], '$recorded')" \
   || { echo "FAIL: the timeline's run differs from the seed's replay"; cat "$tmp/out"; fail=1; }
 
 # latch: the first latch's run, with the NIC model's waits on a calibrated profile.
@@ -75,7 +75,7 @@ python3 -c "import json; d=json.load(open('$tmp/lock.json')); assert d['otherDat
 expect_exit 2 "timeline in a missing directory" -- "$lw" latch --timeline /nonexistent/x.json
 expect_err "does not exist"
 expect_exit 2 "timeline PNG in a missing directory" -- "$lw" check --scheme bookend --timeline-png /nonexistent/x.png
-expect_exit 2 "timeline is a directory" -- "$lw" perf --timeline "$tmp"
+expect_exit 2 "timeline is a directory" -- "$lw" perf read --timeline "$tmp"
 expect_err "is a directory"
 expect_exit 2 "timeline on threads" -- "$lw" latch --backend threads --timeline "$tmp/threads.json"
 expect_err "sim backend"

@@ -57,7 +57,7 @@ void record_timeline(const check::WorkloadFactory& factory, const check::Options
   const check::SeedPlan plan = f ? f->plan : check::plan_for(o, o.first_seed);
   const check::SeedResult r =
       check::run_seed_observed(factory, o, plan, f ? f->shape : o.shape, [tl](SimBackend& sim) { tl->attach(sim); });
-  std::fprintf(stderr, "timeline: seed %llu (%s), trace hash %llu\n", static_cast<unsigned long long>(plan.seed),
+  std::fprintf(stderr, "timeline: seed %llu (%s), trace hash 0x%llx\n", static_cast<unsigned long long>(plan.seed),
                plan.describe().c_str(), static_cast<unsigned long long>(r.trace_hash));
 }
 
