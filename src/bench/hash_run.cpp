@@ -11,6 +11,7 @@
 
 #include "latchwork/backends.h"
 #include "latchwork/runtime/smart.h"
+#include "latchwork/sim/timeline.h"
 #include "run_common.h"
 #include "latchwork/structures/race/hash_table.h"
 #include "latchwork/structures/race/host_load_cache.h"
@@ -272,6 +273,7 @@ HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o, ra
   run_common::DrainDeadline drain(&mine, o.warmup_ns, o.measure_ns, o.drain_ns);
   std::unique_ptr<Backend> backend = make_backend(mine, &err);
   LW_CHECK_MSG(backend, err);
+  if (o.timeline) o.timeline->attach(*backend);
   const ClusterConfig& c = backend->config();
   race::TableConfig tc;
   tc.capacity = o.keys;

@@ -10,6 +10,7 @@
 
 #include "latchwork/backends.h"
 #include "latchwork/runtime/smart.h"
+#include "latchwork/sim/timeline.h"
 
 namespace lw {
 namespace {
@@ -265,6 +266,7 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
   std::string berr;
   std::unique_ptr<Backend> backend = make_backend(c, &berr);
   LW_CHECK_MSG(backend, berr);
+  if (o.timeline) o.timeline->attach(*backend);
 
   // One region per memory node, 4 KB aligned so that the low 12 address bits
   // of each target are exactly what the stride and padding make them.

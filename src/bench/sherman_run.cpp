@@ -16,6 +16,7 @@
 #include "latchwork/runtime/op_stats.h"
 #include "run_common.h"
 #include "latchwork/runtime/smart.h"
+#include "latchwork/sim/timeline.h"
 
 namespace lw {
 namespace {
@@ -198,6 +199,7 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
   run_common::DrainDeadline drain(&mine, o.warmup_ns, o.measure_ns, o.drain_ns);
   std::unique_ptr<Backend> backend = make_backend(mine, &err);
   LW_CHECK_MSG(backend, err);
+  if (o.timeline) o.timeline->attach(*backend);
   const ClusterConfig& c = backend->config();
   sherman::TreeConfig tc = o.tree;
   if (!o.shared_name.empty()) tc.shared_name = o.shared_name;

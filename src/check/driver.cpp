@@ -83,7 +83,7 @@ void add_run_causes(const RelaxationLog& log, Finding* f) {
 
 SeedResult run_one(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
                    const Shape& shape, const Hooks& hooks) {
-  if (o.isolate && hooks.trace == nullptr && hooks.log == nullptr)
+  if (o.isolate && hooks.trace == nullptr && hooks.log == nullptr && !hooks.before_run)
     return run_isolated(factory, o, plan, shape);
   return run_in_process(factory, o, plan, shape, hooks);
 }
@@ -113,6 +113,7 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
     SimBackend sim(c);
     if (log) sim.set_relaxation_log(log);
     if (hooks.trace) sim.set_verb_trace(hooks.trace);
+    if (hooks.before_run) hooks.before_run(sim);
     SeedRun run(sim, o, plan, shape);
     try {
       wl = factory();
@@ -277,6 +278,13 @@ Report run(const WorkloadFactory& factory, const Options& o) {
       }
   rep.wall_seconds = seconds();
   return rep;
+}
+
+SeedResult run_seed_observed(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
+                             const Shape& shape, const std::function<void(SimBackend&)>& before_run) {
+  detail::Hooks hooks;
+  hooks.before_run = before_run;
+  return detail::run_one(factory, o, plan, shape, hooks);
 }
 
 std::string trace(const WorkloadFactory& factory, const Options& o, const Finding& f, RemoteAddr lo,

@@ -1,6 +1,7 @@
 // Shared by the driver's source files (driver.cpp, ablation.cpp, minimise.cpp).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "latchwork/check/driver.h"
@@ -15,6 +16,8 @@ namespace lw::check::detail {
 struct Hooks {
   VerbTrace* trace = nullptr;
   RelaxationLog* log = nullptr;
+  // Called on the simulator before it runs (run_seed_observed).
+  std::function<void(SimBackend&)> before_run;
 };
 
 // The cluster one seed runs on: the base with the shape and the plan applied.

@@ -164,7 +164,7 @@ Nanos NicModel::requester_dma_write(Nic& nic, Nanos t, uint64_t bytes) {
 
 Nanos NicModel::traverse(const WrRoute& r, Nic& from, Nic& to, Nanos t, uint64_t bytes, Rng& rng) {
   if (loopback(r)) return t;  // turned around inside the NIC: no port, no link, no switch
-  return cross(from, to, t, bytes, rng);
+  return cross(r, from, to, t, bytes, rng);
 }
 
 uint64_t NicModel::wire_bytes(uint64_t payload) const {
@@ -176,11 +176,11 @@ uint64_t NicModel::wire_bytes(uint64_t payload) const {
 
 // Out of one port, across the switch, into the other: returns when the last
 // byte has arrived.
-Nanos NicModel::cross(Nic& from, Nic& to, Nanos t, uint64_t bytes, Rng& rng) {
+Nanos NicModel::cross(const WrRoute& r, Nic& from, Nic& to, Nanos t, uint64_t bytes, Rng& rng) {
   const Nanos ser = serialize(bytes);
-  if (m_.link) t = from.tx.book(t, ser, horizon_);
+  if (m_.link) t = queue("link_tx", r, from.tx, t, ser);
   t += p_.propagation_ns + jitter(rng);
-  if (m_.link) t = to.rx.book(t, ser, horizon_);
+  if (m_.link) t = queue("link_rx", r, to.rx, t, ser);
   return t + ser;
 }
 
@@ -212,6 +212,7 @@ Nanos NicModel::post_batch(const WrRoute& r, const WorkRequest*, uint32_t n, Nan
   const Nanos hold = std::max<Nanos>(1, work + handoff);
   const Nanos start = l.held.book(std::max(cpu, horizon_), hold, horizon_);
   if (start > cpu) ++counters_.doorbell_waits;
+  record_wait("doorbell_lock", r, std::max(cpu, horizon_), start);
   l.last_holder = r.thread;
   return start + hold;  // spinning is CPU time too
 }
@@ -244,6 +245,7 @@ Nanos NicModel::requester_side(const WrRoute& r, const WorkRequest& wr, Nanos po
   Nanos wait = 0;
   if (m_.qp_cache && !node.qps.touch(qp_id(r))) {
     ++counters_.qp_misses;
+    record_wait("qp_context_miss", r, t, t + p_.qp_miss_ns + p_.pcie_read_ns);
     busy += p_.qp_miss_ns;
     wait += p_.pcie_read_ns;
   }
@@ -255,7 +257,7 @@ Nanos NicModel::requester_side(const WrRoute& r, const WorkRequest& wr, Nanos po
     busy += ns(miss * p_.wqe_miss_ns);
     wait += ns(miss * p_.pcie_read_ns);
   }
-  if (busy > 0) t = src.pu.book(t, busy, horizon_) + busy;
+  if (busy > 0) t = queue("requester_pu", r, src.pu, t, busy) + busy;
   t += wait;
   if (wr.opcode == Opcode::kWrite) {
     if (own_pcie) t = requester_dma_write(src, t, wr.length);  // the gather's bandwidth
@@ -273,7 +275,7 @@ Nanos NicModel::request_path(const WrRoute& r, const WorkRequest& wr, Nanos post
   t = traverse(r, src, dst, t, wire_bytes(request_payload(wr)), rng) + p_.nic_latency_ns;
 
   // Responder processing (for loopback, the same processing units again).
-  if (m_.message_rate) t = dst.pu.book(t, pu_time(), horizon_) + pu_time();
+  if (m_.message_rate) t = queue("responder_pu", r, dst.pu, t, pu_time()) + pu_time();
   return t;
 }
 
@@ -296,7 +298,7 @@ AccessTimes NicModel::access(const WrRoute& r, const WorkRequest& wr, bool devic
   if (wr.opcode == Opcode::kRead) {
     // A non-posted DMA read: the engine takes a limited number per second.
     const Nanos slot = std::max(pcie_read_slot(), transfer);
-    const Nanos s = m_.pcie ? nic.pcie.book(start, slot, horizon_) : start;
+    const Nanos s = m_.pcie ? queue("pcie", r, nic.pcie, start, slot) : start;
     if (!pm.pm()) return {s + p_.pcie_read_ns, s + p_.pcie_read_ns + transfer};
     // Persistent memory: the media reads whole lines at its bandwidth, and
     // each load takes longer (memory_config.h).
@@ -306,7 +308,7 @@ AccessTimes NicModel::access(const WrRoute& r, const WorkRequest& wr, bool devic
     return {begin, begin + std::max(transfer, media_time)};
   }
   // A posted DMA write: bandwidth only; lines become visible in address order.
-  const Nanos s = m_.pcie ? nic.pcie.book(start, transfer, horizon_) : start;
+  const Nanos s = m_.pcie ? queue("pcie", r, nic.pcie, start, transfer) : start;
   if (!pm.pm()) return {s + p_.pcie_write_ns, s + p_.pcie_write_ns + transfer};
   // Persistent memory: the lines land at the media's (much lower) write
   // bandwidth, a partial line costing a whole one.
@@ -330,11 +332,11 @@ AccessTimes NicModel::atomic(const WrRoute& r, const WorkRequest& wr, bool devic
   const Nanos hold = on_chip ? p_.device_memory_ns + p_.device_atomic_ns
                              : p_.pcie_read_ns + p_.atomic_write_back_ns + pm_read + pm_write;
   Nanos s = start;
-  if (!on_chip && m_.pcie) s = mn.nic.pcie.book(s, pcie_read_slot(), horizon_);
+  if (!on_chip && m_.pcie) s = queue("pcie", r, mn.nic.pcie, s, pcie_read_slot());
   if (pm) s = pm_media(mn, s, 8, true, true);
   // The lock table: atomics whose addresses share the low bits serialize
   // (Jasny §3.2, Figs. 5, 6), whether or not they touch the same word.
-  if (m_.lock_table) s = mn.slots[slot_of(wr.remote.offset())].book(s, hold, horizon_);
+  if (m_.lock_table) s = queue("lock_table_slot", r, mn.slots[slot_of(wr.remote.offset())], s, hold);
   return {s + read, s + hold};
 }
 
@@ -386,7 +388,7 @@ Nanos NicModel::switch_response(const WrRoute& r, const WorkRequest& wr, Nanos a
 Nanos NicModel::smartnic_request(const WrRoute& r, const WorkRequest& wr, Nanos posted, Rng& rng) {
   Nic& src = requester_nic(r);
   Nanos t = requester_side(r, wr, posted);
-  t = cross(src, smartnic_, t, wire_bytes(request_payload(wr)), rng) + p_.nic_latency_ns;
+  t = cross(r, src, smartnic_, t, wire_bytes(request_payload(wr)), rng) + p_.nic_latency_ns;
   if (m_.message_rate) t = smartnic_.pu.book(t, pu_time(), horizon_) + pu_time();
   t += p_.pcie_write_ns;  // the receive lands where the cores poll
   size_t best = 0;
@@ -404,7 +406,7 @@ Nanos NicModel::smartnic_response(const WrRoute& r, const WorkRequest& wr, Nanos
   Nic& dst = requester_nic(r);
   Nanos t = std::max(done, horizon_) + p_.nic_latency_ns;
   if (m_.message_rate) t = smartnic_.pu.book(t, pu_time(), horizon_) + pu_time();
-  t = cross(smartnic_, dst, t, wire_bytes(response_payload(wr)), rng) + p_.nic_latency_ns;
+  t = cross(r, smartnic_, dst, t, wire_bytes(response_payload(wr)), rng) + p_.nic_latency_ns;
   return t + p_.pcie_write_ns;
 }
 

@@ -3,6 +3,7 @@
 // (configs/nic/*.json); every mechanism has its own switch (NicMechanisms).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <vector>
@@ -196,7 +197,13 @@ class NicModel final : public TimingModel {
   Nanos requester_side(const WrRoute& r, const WorkRequest& wr, Nanos posted);
   static uint64_t request_payload(const WorkRequest& wr);
   static uint64_t response_payload(const WorkRequest& wr);
-  Nanos cross(Nic& from, Nic& to, Nanos t, uint64_t bytes, Rng& rng);
+  Nanos cross(const WrRoute& r, Nic& from, Nic& to, Nanos t, uint64_t bytes, Rng& rng);
+  // Books `c` from `t` like Calendar::book and records the wait for it.
+  Nanos queue(const char* resource, const WrRoute& r, Calendar& c, Nanos t, Nanos duration) {
+    const Nanos start = c.book(t, duration, horizon_);
+    record_wait(resource, r, std::max(t, horizon_), start);
+    return start;
+  }
   void assign_locks(ComputeNode& node);
   // Persistent memory: books `bytes` (whole media lines) of reads and/or
   // writes on the node's media from `t`; returns when the media starts them.

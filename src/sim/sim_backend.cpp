@@ -87,6 +87,12 @@ void SimBackend::set_verb_trace(VerbTrace* trace) {
   impl_->verb_trace = trace;
 }
 
+void SimBackend::set_wait_recorder(WaitRecorder* waits) {
+  LW_CHECK_MSG(!impl_->ran, "set the wait recorder before run()");
+  impl_->waits = waits;
+  impl_->timing->set_wait_recorder(waits);
+}
+
 Capabilities SimBackend::capabilities() const {
   Capabilities c;
   c.deterministic = true;

@@ -318,8 +318,10 @@ struct SimBackend::Impl {
   // type, so the simple model's small functions inline instead of going
   // through the vtable (about 7 virtual calls per verb otherwise).
   SimpleTimingModel* simple_timing = nullptr;
+  WaitRecorder* waits = nullptr;  // NIC waits, for timelines; never decides anything
   void set_timing(std::unique_ptr<TimingModel> m) {
     timing = std::move(m);
+    timing->set_wait_recorder(waits);
     simple_timing = dynamic_cast<SimpleTimingModel*>(timing.get());
   }
   template <typename F>

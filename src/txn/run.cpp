@@ -14,6 +14,7 @@
 #include "latchwork/backends.h"
 #include "latchwork/base/assert.h"
 #include "latchwork/runtime/smart.h"
+#include "latchwork/sim/timeline.h"
 #include "latchwork/txn/load.h"
 #include "latchwork/txn/txn.h"
 
@@ -85,7 +86,7 @@ std::string verify_replicas(const Store& s) {
 
 // A field added to TxnRunOptions changes this size: compare it in its
 // operator== (or say there why it does not change a run).
-static_assert(sizeof(TxnRunOptions) == 232, "TxnRunOptions changed: review its operator==");
+static_assert(sizeof(TxnRunOptions) == 240, "TxnRunOptions changed: review its operator==");
 
 std::string TxnRunOptions::validate(const ClusterConfig& c) const {
   if (std::string e = c.validate(); !e.empty()) return e;
@@ -193,6 +194,7 @@ TxnRunResult run_txn(const ClusterConfig& cluster, const TxnWorkload& workload, 
     r.error = "cannot create the backend: " + err;
     return r;
   }
+  if (o.timeline) o.timeline->attach(*b);
   const ClusterConfig& c = b->config();
   if (workload.store_nodes() != 0 && workload.store_nodes() != c.memory_nodes) {
     r.error = "the " + workload.name() + " workload was scaled for " + std::to_string(workload.store_nodes()) +

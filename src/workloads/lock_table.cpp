@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "latchwork/backends.h"
+#include "latchwork/sim/timeline.h"
 
 namespace lw::workloads {
 namespace {
@@ -89,7 +90,7 @@ uint64_t pick_lock(Rng& rng, uint64_t locks, uint32_t nodes, uint32_t n, uint32_
 
 // A field added to LockTableOptions changes this size: compare it in its
 // operator== (or say there why it does not change a run).
-static_assert(sizeof(LockTableOptions) == 840, "LockTableOptions changed: review its operator==");
+static_assert(sizeof(LockTableOptions) == 848, "LockTableOptions changed: review its operator==");
 
 std::string LockTableOptions::validate() const {
   if (std::string e = cluster.validate(); !e.empty()) return e;
@@ -129,6 +130,7 @@ std::string run_lock_table(const LockTableOptions& o, LockTableResult* out) {
   std::string err;
   std::unique_ptr<Backend> backend = make_backend(o.cluster, &err);
   if (!backend) return "cannot create the backend: " + err;
+  if (o.timeline) o.timeline->attach(*backend);
   const ClusterConfig& c = backend->config();
   const uint32_t nodes = c.memory_nodes;
   if (!backend->capabilities().cpu_access) return "the " + std::string(backend->name()) + " backend runs no memory-node threads";

@@ -12,6 +12,7 @@
 #include "plot_json.h"
 #include "process_flags.h"
 #include "progress.h"
+#include "timeline_flags.h"
 
 namespace lw::tool {
 namespace {
@@ -154,6 +155,7 @@ int cmd_btree(int argc, const char* const* argv) {
   d.memory_node_bytes = 1ull << 30;
   ClusterFlagOptions opts;
   ClusterFlags cluster(f, d, opts);
+  TimelineFlags timeline(f);
   std::string index = "sherman", workload = "write-intensive", png;
   double zipf = 0.99;
   uint64_t keys = 1u << 18, range_size = 100, node_bytes = 1024, key_bytes = 8, cache_mb = 500;
@@ -204,6 +206,7 @@ int cmd_btree(int argc, const char* const* argv) {
     if (std::string e = check_output_file(png, "png"); !e.empty()) return usage_error(f, e);
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
+  if (std::string e = timeline.validate(c); !e.empty()) return usage_error(f, e);
   if (std::string e = procs.check(c); !e.empty()) return usage_error(f, e);
   ShermanRunOptions o;
   o.processes = static_cast<uint32_t>(procs.processes);
@@ -239,11 +242,13 @@ int cmd_btree(int argc, const char* const* argv) {
   o.verify = verify;
   o.workload_seed = preset.seed;
   if (std::string e = o.validate(preset); !e.empty()) return usage_error(f, e);
+  o.timeline = timeline.recorder();
   ShermanRunResult r;
   {
     Progress progress("latchwork btree", "runs", 1, kProgressSeconds);
     r = run_sherman(preset, o);
   }
+  const int written = timeline.finish("latchwork btree", kExitOk);
   if (json) std::printf("%s\n", r.to_json().c_str());
   else print_result(r, o, preset);
   const bool drew = png.empty() || draw_png("btree", fig14_json(r, o), png, json);
@@ -251,6 +256,7 @@ int cmd_btree(int argc, const char* const* argv) {
     std::fprintf(stderr, "latchwork btree: %s\n", r.error.c_str());
     return kExitCheckFailed;
   }
+  if (written != kExitOk) return written;
   return drew ? kExitOk : kExitCheckFailed;
 }
 

@@ -13,6 +13,7 @@
 #include "latchwork/txn/design.h"
 #include "latchwork/workloads/oltp.h"
 #include "progress.h"
+#include "timeline_flags.h"
 
 namespace lw::tool {
 namespace {
@@ -33,6 +34,16 @@ const check::Finding* to_trace(const check::Report& r) {
   for (const check::Finding& f : r.findings)
     if (f.failure) return &f;
   return r.findings.empty() ? nullptr : &r.findings.front();
+}
+
+// Runs a finding's seed (or o's first seed) again into `tl`.
+void record_timeline(const check::WorkloadFactory& factory, const check::Options& o, const check::Finding* f,
+                     Timeline* tl) {
+  const check::SeedPlan plan = f ? f->plan : check::plan_for(o, o.first_seed);
+  const check::SeedResult r =
+      check::run_seed_observed(factory, o, plan, f ? f->shape : o.shape, [tl](SimBackend& sim) { tl->attach(sim); });
+  std::fprintf(stderr, "timeline: seed %llu (%s), trace hash 0x%llx\n", static_cast<unsigned long long>(plan.seed),
+               plan.describe().c_str(), static_cast<unsigned long long>(r.trace_hash));
 }
 
 }  // namespace
@@ -67,6 +78,7 @@ int cmd_check(int argc, const char* const* argv) {
                  "no-read-validation, no-write-recheck, mixed-atomics, or all.");
   ClusterConfig defaults;
   ClusterFlags cluster(f, defaults);
+  TimelineFlags timeline(f);
   std::string structure = "tuples", scheme = "all", design = "drtmh", workload = "smallbank";
   int64_t seeds = 100, tuple_bytes = 256, keys = 4, ops = 30, read_percent = 50, attempts = 400, show = 3;
   int64_t explain = 3, trace_key = -1, watchdog_ms = 50, memory_node_threads = 0, local_percent = 50;
@@ -137,6 +149,8 @@ int cmd_check(int argc, const char* const* argv) {
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
   if (c.backend != "sim") return usage_error(f, "check runs on the simulator (--backend sim)");
+  if (std::string e = timeline.validate(c); !e.empty()) return usage_error(f, e);
+  if (exhaustive && timeline.on()) return usage_error(f, "--exhaustive runs no timed simulation: no --timeline");
   if (exhaustive) {
     if (structure != "locks") return usage_error(f, "--exhaustive explores the locks: it needs --structure locks");
     ex.local_workers = static_cast<uint32_t>(ex_local);
@@ -286,11 +300,16 @@ int cmd_check(int argc, const char* const* argv) {
         run.trace = "    (no finding to trace)\n";
       }
     }
+    // The timeline: the first failing seed, else (after the last scheme) the first scheme's --seed.
+    if (const check::Finding* t = to_trace(run.report); timeline.on() && !timeline.recorder()->attached()) {
+      if (t && t->failure) record_timeline(factory, o, t, timeline.recorder());
+      else if (i + 1 == runs.size()) record_timeline(factories[0], runs[0].options, nullptr, timeline.recorder());
+    }
     if (json) std::printf("%s\n", check_json(run, static_cast<size_t>(show)).dump().c_str());
     else print_check_text(run, static_cast<size_t>(show));
     std::fflush(stdout);
   }
-  return exit_code;
+  return timeline.finish("latchwork check", exit_code);
 }
 
 }  // namespace lw::tool

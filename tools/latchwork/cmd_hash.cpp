@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "latchwork/bench/hash_run.h"
 #include "progress.h"
+#include "timeline_flags.h"
 
 namespace lw::tool {
 namespace {
@@ -78,6 +79,7 @@ int cmd_hash(int argc, const char* const* argv) {
   d.memory_node_bytes = 1ull << 30;
   ClusterFlagOptions opts;
   ClusterFlags cluster(f, d, opts);
+  TimelineFlags timeline(f);
   std::string table = "smart-ht", workload = "write-heavy";
   double zipf = 0.99, offered = 0;
   uint64_t keys = 1u << 20, warmup_us = 6000, measure_us = 4000, ops_per_worker = 0, divisor = kDefaultPolicyTimeDivisor;
@@ -111,6 +113,7 @@ int cmd_hash(int argc, const char* const* argv) {
                           "measure the --measure-us window");
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
+  if (std::string e = timeline.validate(c); !e.empty()) return usage_error(f, e);
   if (std::string e = procs.check(c); !e.empty()) return usage_error(f, e);
   // The table's preset first, then whatever was named explicitly.
   ClusterConfig preset = c;
@@ -139,18 +142,20 @@ int cmd_hash(int argc, const char* const* argv) {
   o.partitioned_writes = partitioned;
   o.barrier_timeout_ms = procs.barrier_timeout_ms;
   if (std::string e = o.validate(preset); !e.empty()) return usage_error(f, e);
+  o.timeline = timeline.recorder();
   HashRunResult r;
   {
     Progress progress("latchwork hash", "runs", 1, kProgressSeconds);
     r = run_hash(preset, o);
   }
+  const int written = timeline.finish("latchwork hash", kExitOk);
   if (json) std::printf("%s\n", r.to_json().c_str());
   else print_result(r, preset);
   if (!r.ok()) {
     std::fprintf(stderr, "latchwork hash: %s\n", r.error.c_str());
     return kExitCheckFailed;
   }
-  return kExitOk;
+  return written;
 }
 
 }  // namespace lw::tool

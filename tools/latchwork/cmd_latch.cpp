@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "report.h"
 #include "progress.h"
+#include "timeline_flags.h"
 
 namespace lw::tool {
 
@@ -35,6 +36,7 @@ int cmd_latch(int argc, const char* const* argv) {
   defaults.threads_per_node = 2;
   defaults.coroutines_per_thread = 4;
   ClusterFlags cluster(f, defaults);
+  TimelineFlags timeline(f);
   std::string latch = "all", scheme = "versioning";
   int64_t counters = 4, ops = 100, read_percent = 0;
   bool json = false;
@@ -56,6 +58,7 @@ int cmd_latch(int argc, const char* const* argv) {
   if (processes > 1 && shared.empty()) return usage_error(f, "--processes needs --shared NAME");
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
+  if (std::string e = timeline.validate(c); !e.empty()) return usage_error(f, e);
   if (processes > 1 && c.backend != "verbs")
     return usage_error(f, "--processes > 1 needs --backend verbs (other backends run in one process)");
   std::vector<LatchKind> kinds;
@@ -78,6 +81,7 @@ int cmd_latch(int argc, const char* const* argv) {
     // Each latch kind gets its own records: they differ in layout.
     if (!shared.empty()) o.shared_name = shared + "/" + to_string(k);
     o.barrier_timeout_ms = c.verbs.connect_timeout_ms * uint64_t{6};
+    o.timeline = timeline.recorder();  // records the first latch's run
     return o;
   };
   // Bad input is found before anything runs (exit 2).
@@ -113,7 +117,7 @@ int cmd_latch(int argc, const char* const* argv) {
                   static_cast<unsigned long long>(r.tally), r.counted == r.tally ? "exact" : "NOT exact");
     std::fflush(stdout);
   }
-  return exit_code;
+  return timeline.finish("latchwork latch", exit_code);
 }
 
 int cmd_config(int argc, const char* const* argv) {

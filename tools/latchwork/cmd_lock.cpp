@@ -9,6 +9,7 @@
 #include "output_path.h"
 #include "plot_json.h"
 #include "progress.h"
+#include "timeline_flags.h"
 
 namespace lw::tool {
 namespace {
@@ -74,6 +75,7 @@ int cmd_lock(int argc, const char* const* argv) {
   ClusterFlagOptions opts;
   opts.threads_flag = false;
   ClusterFlags cluster(f, d, opts);
+  TimelineFlags timeline(f);
   std::string kind = "alock", png;
   uint64_t locks = 100, locality = 95, nodes = d.memory_nodes, threads = d.memory_node_threads, ops = 2000;
   uint64_t process_index = 0, cs_ns = 0, max_spins = locks::LockTableConfig{}.max_spins;
@@ -104,6 +106,7 @@ int cmd_lock(int argc, const char* const* argv) {
   if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
+  if (std::string e = timeline.validate(c); !e.empty()) return usage_error(f, e);
   if (f.was_set("nodes") && f.was_set("memory-nodes") && c.memory_nodes != nodes)
     return usage_error(f, "--nodes and --memory-nodes disagree (they name the same thing)");
   if (f.was_set("nodes") || !f.was_set("memory-nodes")) c.memory_nodes = static_cast<uint32_t>(nodes);
@@ -130,7 +133,10 @@ int cmd_lock(int argc, const char* const* argv) {
   o.progress = [&progress](uint64_t done, uint64_t) { progress.set(done); };
 
   workloads::LockTableResult r;
-  if (std::string e = workloads::run_lock_table(o, &r); !e.empty()) {
+  o.timeline = timeline.recorder();
+  const std::string run_error = workloads::run_lock_table(o, &r);
+  const int written = timeline.finish("latchwork lock", kExitOk);
+  if (const std::string& e = run_error; !e.empty()) {
     std::fprintf(stderr, "latchwork lock: %s\n", e.c_str());
     return kExitCheckFailed;
   }
@@ -146,6 +152,7 @@ int cmd_lock(int argc, const char* const* argv) {
     std::fprintf(stderr, "latchwork lock: counters disagree: %s\n", r.mismatch.c_str());
     return kExitCheckFailed;
   }
+  if (written != kExitOk) return written;
   return drew ? kExitOk : kExitCheckFailed;
 }
 

@@ -7,6 +7,7 @@
 #include "latchwork/bench/perf.h"
 #include "list_flags.h"
 #include "progress.h"
+#include "timeline_flags.h"
 
 namespace lw::tool {
 namespace {
@@ -46,6 +47,7 @@ int cmd_perf(int argc, const char* const* argv) {
   ClusterFlagOptions opts;
   opts.threads_flag = false;
   ClusterFlags cluster(f, defaults, opts);
+  TimelineFlags timeline(f);
   std::string threads_list = "1", size_list = "8";
   int64_t depth = 1, batch = 1;
   uint64_t stride = 64, padding = 0, random_region = 0, warmup_us = 100, measure_us = 500;
@@ -93,6 +95,7 @@ int cmd_perf(int argc, const char* const* argv) {
   if (int code; !parse_or_exit(f, argc - 1, argv + 1, &code)) return code;
   ClusterConfig c;
   if (std::string e = cluster.resolve(f, &c); !e.empty()) return usage_error(f, e);
+  if (std::string e = timeline.validate(c); !e.empty()) return usage_error(f, e);
   c.coroutines_per_thread = static_cast<uint32_t>(depth);
   std::vector<uint64_t> threads, sizes;
   if (std::string e = parse_uint_list("threads", threads_list, 1, ClusterConfig::kMaxThreadsPerNode, &threads); !e.empty())
@@ -110,6 +113,7 @@ int cmd_perf(int argc, const char* const* argv) {
   o.target = target;
   o.warmup_ns = warmup_us * 1000;
   o.measure_ns = measure_us * 1000;
+  o.timeline = timeline.recorder();  // records the first point's run
 
   auto point_of = [&](uint64_t t, uint64_t s, ClusterConfig* pc, PerfOptions* po) {
     *pc = c;
@@ -162,7 +166,7 @@ int cmd_perf(int argc, const char* const* argv) {
       std::fflush(stdout);
     }
   }
-  return exit_code;
+  return timeline.finish("latchwork perf", exit_code);
 }
 
 }  // namespace lw::tool

@@ -14,6 +14,7 @@
 #include "output_path.h"
 #include "plot_json.h"
 #include "progress.h"
+#include "timeline_flags.h"
 
 namespace lw::tool {
 namespace {
@@ -122,6 +123,7 @@ int cmd_txn(int argc, const char* const* argv) {
   ClusterFlagOptions opts;
   opts.threads_flag = false;
   ClusterFlags cluster(f, d, opts);
+  TimelineFlags timeline(f);
   std::string design = "drtmh", workload = "smallbank", broken = "none", phase_unused, png;
   uint64_t nodes = 4, threads = 4, memory_node_mb = 256;
   uint64_t warmup_us = 100, measure_us = 300, txns = 0, max_attempts = 64, retry_backoff_ns = 1000;
@@ -220,6 +222,7 @@ int cmd_txn(int argc, const char* const* argv) {
   if (f.was_set("dynamic-limit")) t.smart.dynamic_limit = c.smart.dynamic_limit;
   if (f.was_set("coroutine-throttling")) t.smart.coroutine_throttling = c.smart.coroutine_throttling;
   if (std::string e = t.validate(); !e.empty()) return usage_error(f, e);
+  if (std::string e = timeline.validate(t); !e.empty()) return usage_error(f, e);
 
   // The data is scaled per store node and partitioned over them: the run's
   // memory nodes (--nodes for symmetric designs, --memory-nodes otherwise).
@@ -236,11 +239,13 @@ int cmd_txn(int argc, const char* const* argv) {
   std::unique_ptr<txn::TxnWorkload> w = workloads::make_oltp_workload(workload, oo, &err);
   if (!w) return usage_error(f, err);
 
+  o.timeline = timeline.recorder();
   txn::TxnRunResult r;
   {
     Progress progress("latchwork txn", "runs", 1, kProgressSeconds);
     r = txn::run_txn(t, *w, o);
   }
+  const int written = timeline.finish("latchwork txn", kExitOk);
   if (json) std::printf("%s\n", r.to_json().c_str());
   else print_result(r, *w, t);
   const bool drew = png.empty() || draw_png("txn", phase_breakdown_json(r), png, json);
@@ -248,6 +253,7 @@ int cmd_txn(int argc, const char* const* argv) {
     std::fprintf(stderr, "latchwork txn: %s\n", r.error.c_str());
     return kExitCheckFailed;
   }
+  if (written != kExitOk) return written;
   return drew ? kExitOk : kExitCheckFailed;
 }
 

@@ -16,6 +16,8 @@
 
 namespace lw {
 
+class Timeline;
+
 // "race": every SMART switch off, per-thread QPs that share doorbells (RACE's
 // allocation, SMART §6.2.1). "smart-ht": per-thread doorbells, throttling,
 // backoff, dynamic limit and coroutine throttling. Sets c->nic.qp_policy and
@@ -32,6 +34,8 @@ inline constexpr uint32_t kDefaultPolicyTimeDivisor = 16;
 void divide_policy_time(ClusterConfig* c, uint32_t divisor);
 
 struct HashRunOptions {
+  // The sim backend records its run into this timeline if set (sim/timeline.h).
+  Timeline* timeline = nullptr;
   std::string table = "smart-ht";  // a name for reports; the cluster carries the policies
   ycsb::Mix mix = ycsb::Mix::kWriteHeavy;
   double zipf = 0.99;

@@ -18,7 +18,11 @@
 
 namespace lw {
 
+class Timeline;
+
 struct PerfOptions {
+  // The sim backend records its run into this timeline if set (sim/timeline.h).
+  Timeline* timeline = nullptr;
   Opcode op = Opcode::kRead;   // kRead, kWrite, kCas or kFaa
   uint32_t size = 8;           // bytes per READ/WRITE (atomics are 8)
   uint64_t stride = 64;        // distance between consecutive workers' targets

@@ -16,8 +16,12 @@
 
 namespace lw {
 
+class Timeline;
+
 
 struct ShermanRunOptions {
+  // The sim backend records its run into this timeline if set (sim/timeline.h).
+  Timeline* timeline = nullptr;
   std::string index = "sherman";  // the preset name (for reports)
   sherman::TreeConfig tree;
   TreeMix mix = TreeMix::kWriteIntensive;

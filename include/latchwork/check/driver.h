@@ -225,6 +225,11 @@ SeedPlan plan_for(const Options& o, uint64_t seed);
 SeedResult run_seed(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
                     const Shape& shape);
 SeedResult run_seed(const WorkloadFactory& factory, const Options& o, uint64_t seed);
+// run_seed in this process with `before_run` called on its simulator first
+// (to attach recorders such as a timeline, sim/timeline.h, which must not
+// change the run).
+SeedResult run_seed_observed(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
+                             const Shape& shape, const std::function<void(SimBackend&)>& before_run);
 
 // Fills in f.necessary / f.protocol_bug by rerunning its seed with each
 // relaxation of its plan switched off alone, and under `sequential`.

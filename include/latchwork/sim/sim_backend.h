@@ -74,6 +74,9 @@ class SimBackend final : public Backend {
   // Records every work request into `trace` (before run(); null: off).
   // Recording changes no decision: the trace hash is the same without it.
   void set_verb_trace(VerbTrace* trace);
+  // Sends the timing model's NIC waits to `waits` (before run(); null: off;
+  // kept across set_timing_model). Recording changes no decision.
+  void set_wait_recorder(WaitRecorder* waits);
 
   struct Impl;
 

@@ -42,12 +42,24 @@ struct AccessTimes {
   Nanos end = 0;
 };
 
+// Receives the time a request spent waiting for a NIC resource (timelines,
+// sim/timeline.h). It only records: the run is the same without it.
+class WaitRecorder {
+ public:
+  virtual ~WaitRecorder() = default;
+  // `resource` names what was waited for ("lock_table_slot", "pcie", ...;
+  // a string literal); the route names the queue pair.
+  virtual void record_wait(const char* resource, const WrRoute& r, Nanos start, Nanos end) = 0;
+};
+
 class TimingModel {
  public:
   virtual ~TimingModel() = default;
 
   // The event clock. Nothing will be booked before it again.
   void set_horizon(Nanos now) { horizon_ = now; }
+  // Where waits go (null: nowhere, the default).
+  void set_wait_recorder(WaitRecorder* w) { waits_ = w; }
 
   // Requester CPU: posting `n` work requests as one batch (one doorbell),
   // starting at `cpu`. Returns the CPU clock when the NIC has been told.
@@ -95,7 +107,14 @@ class TimingModel {
   virtual void report(std::map<std::string, double>* /*out*/) const {}
 
  protected:
+  // A model calls this wherever a request queues for a resource or pays a
+  // miss; empty intervals are not recorded.
+  void record_wait(const char* resource, const WrRoute& r, Nanos start, Nanos end) {
+    if (waits_ != nullptr && end > start) [[unlikely]] waits_->record_wait(resource, r, start, end);
+  }
+
   Nanos horizon_ = 0;
+  WaitRecorder* waits_ = nullptr;
 };
 
 // Fixed round trip plus per-byte cost plus uniform jitter; no queueing.

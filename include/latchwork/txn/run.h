@@ -22,9 +22,15 @@
 #include "latchwork/txn/store_plan_cache.h"
 #include "latchwork/txn/workload.h"
 
+namespace lw {
+class Timeline;
+}  // namespace lw
+
 namespace lw::txn {
 
 struct TxnRunOptions {
+  // The sim backend records its run into this timeline if set (sim/timeline.h).
+  Timeline* timeline = nullptr;
   DesignConfig design;
   // SMART-DTX's throttle (Alg. 1) runs its update phase within the warm-up:
   // delta_ns is cut to warmup_ns / candidates when longer.
@@ -55,7 +61,7 @@ struct TxnRunOptions {
   uint64_t barrier_timeout_ms = 300'000;
 
   std::string validate(const ClusterConfig& c) const;
-  // Every field but `on_commit` (it watches the run, it does not change it):
+  // Every field but `on_commit` and `timeline` (they watch the run, they do not change it):
   // equal options make the same run (repro shares runs). A field added must
   // be compared here (run.cpp asserts the size).
   bool operator==(const TxnRunOptions& o) const {

@@ -14,9 +14,15 @@
 #include "latchwork/locks/lock.h"
 #include "latchwork/runtime/op_stats.h"
 
+namespace lw {
+class Timeline;
+}  // namespace lw
+
 namespace lw::workloads {
 
 struct LockTableOptions {
+  // The sim backend records its run into this timeline if set (sim/timeline.h).
+  Timeline* timeline = nullptr;
   // backend, memory_nodes (= nodes), memory_node_threads (= threads per
   // node), semantics, NIC profile, seed. compute_nodes' workers stay idle.
   ClusterConfig cluster;
@@ -34,7 +40,7 @@ struct LockTableOptions {
   // operations completed: (done, total). Reporting only; may be empty.
   std::function<void(uint64_t, uint64_t)> progress = {};
   std::string validate() const;   // "" or a message naming the field
-  // Every field but `progress` (reporting only): equal options make the same
+  // Every field but `progress` and `timeline` (they only watch): equal options make the same
   // run (repro shares runs). A field added must be compared here (lock_table.cpp
   // asserts the size).
   bool operator==(const LockTableOptions& o) const {

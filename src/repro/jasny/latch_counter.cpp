@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "latchwork/backends.h"
+#include "latchwork/sim/timeline.h"
 #include "latchwork/sync/exclusive_latch.h"
 
 namespace lw {
@@ -187,6 +188,7 @@ LatchCounterResult run_latch_counter(const ClusterConfig& cluster, const LatchCo
     r.error = err;
     return r;
   }
+  if (o.timeline) o.timeline->attach(*backend);
   // One process: private records. Several: records every process finds by name.
   auto place = [&](NodeId node, const std::string& what, uint64_t bytes) {
     if (o.shared_name.empty()) return backend->allocate(node, bytes);

@@ -23,11 +23,15 @@
 
 namespace lw {
 
+class Timeline;
+
 enum class LatchKind : uint8_t { kExclusive, kReaderWriter, kOptimistic };
 const char* to_string(LatchKind k);
 bool parse_latch_kind(std::string_view name, LatchKind* out);
 
 struct LatchCounterOptions {
+  // The sim backend records its run into this timeline if set (sim/timeline.h).
+  Timeline* timeline = nullptr;
   LatchKind kind = LatchKind::kExclusive;
   ConsistencyScheme scheme = ConsistencyScheme::kVersioning;  // for kOptimistic
   uint32_t counters = 4;
