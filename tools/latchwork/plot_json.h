@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace lw::tool {
 
@@ -14,5 +15,14 @@ std::string default_python();
 std::string plot_json(const std::string& json, const std::string& png_path,
                       const std::string& python = default_python(),
                       const std::string& script = default_plot_script());
+
+// Runs a program (an argument vector, no shell; looked up on PATH) and waits
+// for it. Returns "" or what went wrong ("exited with N", ...).
+std::string run_program(const std::vector<std::string>& args);
+// Writes <out_dir>/report.html for these figures (their JSON and PNG files in
+// out_dir) with tools/plot/repro_report.py, beside the plot script. "" or
+// what went wrong.
+std::string write_repro_report(const std::string& python, const std::string& out_dir,
+                               const std::vector<std::string>& figures);
 
 }  // namespace lw::tool
