@@ -14,14 +14,16 @@ TEST(ReproChart, FiguresOfOneXAreBars) {
   for (const ReproFigure& f : repro_figures()) {
     std::set<double> xs;
     for (const ReproPoint& p : f.points) xs.insert(p.x);
-    if (xs.size() == 1) EXPECT_EQ(f.chart, ReproChart::kBars) << f.name << " has one x but is drawn as " << to_string(f.chart);
+    if (xs.size() == 1) {
+      EXPECT_EQ(f.chart, ReproChart::kBars) << f.name << " has one x but is drawn as " << to_string(f.chart);
+    }
   }
 }
 
 TEST(ReproChart, PaperBreakdownsAreBarsAndDistributionsCdfs) {
   // The figures the papers draw as bars (issue 44) and as latency CDFs.
   for (const char* name : {"sherman-fig10", "sherman-fig16", "drtmh-fig7", "drtmh-fig8", "drtmh-fig9", "drtmh-fig10",
-                           "drtmh-fig11", "drtmh-fig14", "drtmh-fig15", "alock-fig4"}) {
+                           "drtmh-fig11", "drtmh-fig14", "drtmh-fig15", "alock-fig4", "sherman-fig11", "sherman-fig14"}) {
     const ReproFigure* f = find_repro(name);
     ASSERT_NE(f, nullptr) << name;
     EXPECT_EQ(f->chart, ReproChart::kBars) << name;
