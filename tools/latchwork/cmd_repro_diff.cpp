@@ -47,7 +47,12 @@ int cmd_repro_diff(int argc, const char* const* argv) {
   bool json = false;
   f.add_double("threshold", &threshold, "relative change of a value that counts as moved (0.05: 5%)", 0, 1e9);
   f.add_bool("json", &json, "print the differences as JSON (for scripts)");
-  if (int code; !parse_or_exit(f, argc, argv, &code)) return code;
+  // Not parse_or_exit: the two folders are positional arguments.
+  if (std::string e = f.parse(argc, argv); !e.empty()) return usage_error(f, e);
+  if (f.help_requested()) {
+    std::printf("%s", f.help_text().c_str());
+    return kExitOk;
+  }
   if (f.positional().size() != 2) return usage_error(f, "give two folders: OLD_DIR NEW_DIR");
   std::vector<FigureValues> before, after;
   std::string err;
