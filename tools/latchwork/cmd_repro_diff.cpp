@@ -124,8 +124,9 @@ int cmd_repro_diff(int argc, const char* const* argv) {
   };
   print_rows("entered tolerance", entered);
   print_rows("left tolerance", left);
-  print_rows(("stated values moved more than " + std::to_string(static_cast<int>(threshold * 100)) + "%").c_str(),
-             stated_moved);
+  char moved_title[96];
+  std::snprintf(moved_title, sizeof moved_title, "stated values moved more than %g%%", threshold * 100);
+  print_rows(moved_title, stated_moved);
   if (!points_moved.empty()) {
     std::printf("plotted points moved more than %g%% (%zu):\n", threshold * 100, points_moved.size());
     for (size_t i = 0; i < points_moved.size() && i < kMaxPrintedPoints; ++i) {

@@ -95,7 +95,8 @@ def draw(result_path: str, png_path: str) -> None:
         if panel:
             ax.set_title(panel, fontsize=9)
         ax.grid(True, alpha=0.3, axis="y" if chart == "bars" else "both")
-        ax.legend(fontsize=6 if small else 7)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=6 if small else 7)
     if small:
         fig.suptitle(r["title"], fontsize=10)
     else:

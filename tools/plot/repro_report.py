@@ -181,7 +181,7 @@ def page(figures):
 <style>{STYLE}</style></head>
 <body data-rendered="pending" data-figures="{len(figures)}">
 <h1>Latchwork: the model against the papers</h1>
-<p>{len(figures)} figures of <code>latchwork repro</code>. A value is <i>fitted</i> when a model parameter was chosen
+<p>{len(figures)} figure{"s" if len(figures) != 1 else ""} of <code>latchwork repro</code>. A value is <i>fitted</i> when a model parameter was chosen
 to match it, <i>predicted</i> otherwise; the share of predicted values within tolerance is the model's standing.</p>
 {summary(figures)}
 {contents(figures)}
