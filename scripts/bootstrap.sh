@@ -4,7 +4,8 @@
 #                                command needs (make run, make build)
 #   scripts/bootstrap.sh all     also what tests, plots and fuzzing need
 #                                (make test; the default): matplotlib for PNGs,
-#                                clang with libFuzzer
+#                                clang with libFuzzer, Chromium and its fonts
+#                                for the report.html test
 # libibverbs-dev: the verbs backend (the Soft-RoCE VM of `make test-verbs`
 # installs its own packages, see scripts/softroce-vm.sh).
 # Idempotent: does nothing when everything is installed; runs apt-get update
@@ -14,11 +15,11 @@ set -euo pipefail
 group=${1:-all}
 build_packages=(cmake ninja-build g++ make libgtest-dev libgmock-dev libbenchmark-dev
                 nlohmann-json3-dev libibverbs-dev ibverbs-providers)
-test_packages=(python3-matplotlib clang libclang-rt-dev)
+test_packages=(python3-matplotlib clang libclang-rt-dev chromium fonts-liberation)
 case "$group" in
   build) packages=("${build_packages[@]}") ;;
   all) packages=("${build_packages[@]}" "${test_packages[@]}") ;;
-  -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
   *) echo "bootstrap: unknown group \"$group\" (build or all)" >&2; exit 2 ;;
 esac
 

@@ -503,6 +503,9 @@ std::string ReproResult::to_json() const {
                                 {"latency_ns_p50", res.latency_ns_p50},
                                 {"latency_ns_p99", res.latency_ns_p99}});
   }
+  json series_order = json::array();  // the figure's order (object keys are sorted): bars keep it
+  for (const ReproPoint& p : figure->points)
+    if (std::find(series_order.begin(), series_order.end(), p.series) == series_order.end()) series_order.push_back(p.series);
   json panels = json::array();  // in the figure's order (object keys are sorted)
   for (const ReproPoint& p : figure->points)
     if (std::find(panels.begin(), panels.end(), p.panel) == panels.end()) panels.push_back(p.panel);
@@ -523,7 +526,8 @@ std::string ReproResult::to_json() const {
   json j = {{"name", figure->name}, {"title", figure->title},   {"x_label", figure->x_label},
             {"y_label", repro_y_label(*figure)}, {"log_x", figure->log_x}, {"notes", figure->notes},
             {"series", series},     {"panels", panels},         {"paper", paper},           {"wall_seconds", wall_seconds},
-            {"simulated_verbs", verbs}, {"panel_y_labels", figure->panel_y_labels}};
+            {"simulated_verbs", verbs}, {"panel_y_labels", figure->panel_y_labels},
+            {"chart", to_string(figure->chart)}, {"setup", repro_setup(*figure)}, {"series_order", series_order}};
   return j.dump(2);
 }
 

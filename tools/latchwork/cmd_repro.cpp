@@ -18,7 +18,9 @@
 #include "latchwork/repro/repro.h"
 #include "latchwork/repro/repro_session.h"
 #include "output_path.h"
+#include "plot_json.h"
 #include "repro_children.h"
+#include "repro_fidelity.h"
 
 #ifndef LW_PLOT_SCRIPT
 #define LW_PLOT_SCRIPT "tools/plot/plot_repro.py"
@@ -158,7 +160,9 @@ int cmd_repro(int argc, const char* const* argv) {
                  "per group of figures that share a run), up to --jobs at once; their output is "
                  "printed in the order given (a group's figures together). A point whose run "
                  "equals an earlier point's, in its figure or an earlier one of its process, takes "
-                 "that result: runs are deterministic.");
+                 "that result: runs are deterministic. With plots, --out also gets report.html: "
+                 "the totals by paper, then every figure's plot, set-up and paper-vs-model table. "
+                 "`latchwork repro diff OLD_DIR NEW_DIR` compares two --out folders (its --help).");
   bool list = false, json = false, no_plot = false, strict = false, quiet = false;
   std::string out_dir = "repro-out", plot_script = LW_PLOT_SCRIPT;
   // Debian's python3-matplotlib lives with the system interpreter, which
@@ -172,12 +176,15 @@ int cmd_repro(int argc, const char* const* argv) {
   f.add_string("python", &python, "the Python interpreter that runs the plot script");
   f.add_bool("strict", &strict, "exit 1 if a paper value is outside its tolerance");
   f.add_bool("quiet", &quiet, "no progress line on stderr");
+  bool totals = true;
+  f.add_bool("totals", &totals, "print the fidelity totals (predicted values within tolerance, by paper) at the end");
   uint64_t jobs = std::clamp<uint64_t>(std::thread::hardware_concurrency(), 1, 256);  // one per core
   f.add_uint("jobs", &jobs,
              "points simulated at once, each on its own thread (several figures: figures at once, "
              "each in its own process), and plot runs at the end (default: one per core); the values "
              "do not depend on it, only the wall time",
              1, 256);
+  if (argc > 0 && std::string(argv[0]) == "diff") return cmd_repro_diff(argc - 1, argv + 1);
   std::vector<const char*> args(argv, argv + argc);
   std::string name;
   if (!args.empty() && args[0][0] != '-') {
@@ -231,7 +238,7 @@ int cmd_repro(int argc, const char* const* argv) {
       for (size_t i : g) joined += (joined.empty() ? "" : ",") + figures[i]->name;
       names.push_back(joined);
     }
-    std::vector<std::string> child_args = {"--out", out_dir, "--no-plot", "--jobs", "1", "--quiet"};
+    std::vector<std::string> child_args = {"--out", out_dir, "--no-plot", "--jobs", "1", "--quiet", "--totals=false"};
     if (json) child_args.push_back("--json");
     if (strict) child_args.push_back("--strict");
     int worst = kExitOk;
@@ -293,6 +300,8 @@ int cmd_repro(int argc, const char* const* argv) {
       if (!json) std::printf("wrote %s.{csv,json}\n\n", base.string().c_str());
     }
   }
+  std::vector<std::string> figure_names;  // of every figure, for the report and the totals
+  for (const ReproFigure* fig : figures) figure_names.push_back(fig->name);
   if (!no_plot) {
     // Argument vectors, not shell commands: a quote or `$(...)` in a path
     // is just a character of that path.
@@ -325,6 +334,18 @@ int cmd_repro(int argc, const char* const* argv) {
     } else if (!json) {
       for (const auto& plot : plots) std::printf("drew %s\n", plot.second.c_str());
     }
+    if (rc == 0) {
+      if (const std::string e = write_repro_report(python, out_dir, figure_names); !e.empty())
+        std::fprintf(stderr, "latchwork: report.html not written: %s\n", e.c_str());
+      else if (!json)
+        std::printf("wrote %s\n", (std::filesystem::path(out_dir) / "report.html").string().c_str());
+    }
+  }
+  if (totals && !json) {
+    std::vector<FigureValues> values;
+    std::string e;
+    if (load_repro_dir(out_dir, figure_names, &values, &e)) std::printf("%s\n", totals_line(tally_by_paper(values)).c_str());
+    else std::fprintf(stderr, "latchwork: no totals: %s\n", e.c_str());
   }
   return strict && !all_ok ? kExitCheckFailed : kExitOk;
 }

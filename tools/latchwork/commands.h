@@ -16,6 +16,7 @@ int cmd_demo(int argc, const char* const* argv);
 int cmd_config(int argc, const char* const* argv);
 int cmd_perf(int argc, const char* const* argv);
 int cmd_repro(int argc, const char* const* argv);
+int cmd_repro_diff(int argc, const char* const* argv);  // `repro diff OLD NEW`
 int cmd_memnode(int argc, const char* const* argv);
 int cmd_node(int argc, const char* const* argv);
 int cmd_check(int argc, const char* const* argv);

@@ -33,20 +33,24 @@ std::string plot_json(const std::string& json, const std::string& png_path, cons
     out << json;
     if (!out) return "cannot write " + json_path;
   }
-  const std::vector<std::string> args = {python, script, json_path, png_path};
+  const std::string err = run_program({python, script, json_path, png_path});
+  if (!err.empty() && err.rfind("exited with", 0) == 0) return script + " " + err + " (needs python3-matplotlib)";
+  return err;
+}
+
+std::string run_program(const std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   pid_t pid = 0;
   if (const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ); rc != 0)
-    return "cannot start " + python + ": " + std::strerror(rc);
+    return "cannot start " + args[0] + ": " + std::strerror(rc);
   int status = 0;
   for (int tries = 0; waitpid(pid, &status, 0) < 0; ++tries) {
-    if (errno != EINTR || tries > 1000) return "waiting for " + python + ": " + std::strerror(errno);
+    if (errno != EINTR || tries > 1000) return "waiting for " + args[0] + ": " + std::strerror(errno);
   }
-  if (!WIFEXITED(status)) return python + " was killed by signal " + std::to_string(WTERMSIG(status));
-  if (WEXITSTATUS(status) != 0)
-    return script + " exited with " + std::to_string(WEXITSTATUS(status)) + " (needs python3-matplotlib)";
+  if (!WIFEXITED(status)) return args[0] + " was killed by signal " + std::to_string(WTERMSIG(status));
+  if (WEXITSTATUS(status) != 0) return "exited with " + std::to_string(WEXITSTATUS(status));
   return {};
 }
 
@@ -58,6 +62,15 @@ bool draw_png(const std::string& command, const std::string& json, const std::st
   }
   if (!json_to_stdout) std::printf("wrote %s (and %s.json)\n", png.c_str(), png.c_str());
   return true;
+}
+
+std::string write_repro_report(const std::string& python, const std::string& out_dir,
+                               const std::vector<std::string>& figures) {
+  const std::string script = (std::filesystem::path(default_plot_script()).parent_path() / "repro_report.py").string();
+  std::vector<std::string> args = {python, script, out_dir};
+  args.insert(args.end(), figures.begin(), figures.end());
+  const std::string err = run_program(args);
+  return err.empty() ? err : script + ": " + err;
 }
 
 }  // namespace lw::tool

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace lw::tool {
 
@@ -20,5 +21,13 @@ std::string plot_json(const std::string& json, const std::string& png_path,
 // on stderr. Returns false when nothing was drawn: the command exits with 1.
 bool draw_png(const std::string& command, const std::string& json, const std::string& png,
               bool json_to_stdout);
+// Runs a program (an argument vector, no shell; looked up on PATH) and waits
+// for it. Returns "" or what went wrong ("exited with N", ...).
+std::string run_program(const std::vector<std::string>& args);
+// Writes <out_dir>/report.html for these figures (their JSON and PNG files in
+// out_dir) with tools/plot/repro_report.py, beside the plot script. "" or
+// what went wrong.
+std::string write_repro_report(const std::string& python, const std::string& out_dir,
+                               const std::vector<std::string>& figures);
 
 }  // namespace lw::tool

@@ -126,6 +126,12 @@ struct PaperValue {
   std::string over_series = {};
 };
 
+// How the paper draws a figure, and so how `repro` plots it: lines for
+// sweeps, grouped bars for breakdowns and figures of one x, quantile curves
+// for latency distributions.
+enum class ReproChart { kLines, kBars, kCdf };
+const char* to_string(ReproChart c);
+
 struct ReproFigure {
   std::string name;    // e.g. "jasny-fig4"
   std::string title;
@@ -139,7 +145,12 @@ struct ReproFigure {
   std::vector<PaperValue> paper;
   // Panels whose y axis is not the figure's: panel -> label.
   std::map<std::string, std::string> panel_y_labels = {};
+  ReproChart chart = ReproChart::kLines;
 };
+
+// The figure's set-up in one line, from its points: nodes, threads,
+// coroutines, keys or locks, NIC profile (a range where points differ).
+std::string repro_setup(const ReproFigure& f);
 
 struct ReproComparison {
   PaperValue paper;

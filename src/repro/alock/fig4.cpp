@@ -19,6 +19,7 @@ ReproFigure alock_fig4() {
   f.name = "alock-fig4";
   f.title = "ALock Fig. 4: speedup of remote budget 5/10/20 over 5 (local budget 5; 20 nodes, 100 locks, cx3-56g)";
   f.x_label = "remote budget";
+  f.chart = ReproChart::kBars;  // the paper draws bars
   f.log_x = false;
   f.panel_y_labels[""] = "speedup over remote budget 5 (mean of 95/90/85% locality)";
   for (int32_t b : {5, 10, 20}) {

@@ -23,6 +23,7 @@ ReproFigure alock_fig6() {
   f.name = "alock-fig6";
   f.title = "ALock Fig. 6: latency quantiles of lock + unlock, 20 nodes x 8 threads (cx3-56g)";
   f.x_label = "percentile of operations";
+  f.chart = ReproChart::kCdf;
   f.log_x = false;
   const char* letters = "abcdefghijkl";
   int index = 0;

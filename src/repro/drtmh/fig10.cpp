@@ -10,6 +10,7 @@ ReproFigure drtmh_fig10() {
   f.name = "drtmh-fig10";
   f.title = "DrTM+H Fig. 10: Logging one-sided vs two-sided (cx5-100g, 16 nodes x 2 threads)";
   f.x_label = "coroutines per thread";
+  f.chart = ReproChart::kBars;  // the paper draws bars
   const std::vector<Variant> v = {
       {"L=one", "drtmh", "L=one"},
       {"L=two", "drtmh", "L=two"},

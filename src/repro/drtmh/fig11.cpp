@@ -11,6 +11,7 @@ ReproFigure drtmh_fig11() {
   f.name = "drtmh-fig11";
   f.title = "DrTM+H Fig. 11: TPC-E customer-position, R+V one-sided / one-sided+cache / two-sided (cx5-100g, 16 nodes x 2 threads)";
   f.x_label = "coroutines per thread";
+  f.chart = ReproChart::kBars;  // the paper draws bars
   const std::vector<Variant> v = {
       {"R+V=one", "drtmh", "R=one,RV=one", std::nullopt, false},
       {"R+V=one+cache", "drtmh", "R=one,RV=one", std::nullopt, true},

@@ -10,6 +10,7 @@ ReproFigure drtmh_fig14() {
   f.name = "drtmh-fig14";
   f.title = "DrTM+H Fig. 14: FaSST, FaRM, DrTM+R, DrTM+H end to end (cx5-100g, 16 nodes x 2 threads)";
   f.x_label = "coroutines per thread";
+  f.chart = ReproChart::kBars;  // the paper draws bars
   const std::vector<Variant> v = {
       {"FaSST", "fasst", ""},
       {"FaRM", "farm", ""},

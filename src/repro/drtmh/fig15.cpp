@@ -9,6 +9,7 @@ ReproFigure drtmh_fig15() {
   f.name = "drtmh-fig15";
   f.title = "DrTM+H Fig. 15: TPC-C/no mean latency per phase and design (cx5-100g, 16 nodes x 2 threads)";
   f.x_label = "phase (0 execution, 1 validation, 2 logging, 3 commit)";
+  f.chart = ReproChart::kBars;  // the paper draws bars
   f.log_x = false;
   f.latency = true;
   const std::pair<const char*, const char*> designs[] = {

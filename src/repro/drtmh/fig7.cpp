@@ -11,6 +11,7 @@ ReproFigure drtmh_fig7() {
   f.name = "drtmh-fig7";
   f.title = "DrTM+H Fig. 7: Execution phase one-sided / one-sided+cache / two-sided (cx5-100g, 16 nodes x 2 threads)";
   f.x_label = "coroutines per thread";
+  f.chart = ReproChart::kBars;  // the paper draws bars
   const std::vector<Variant> v = {
       {"E=one", "drtmh", "E=one", std::nullopt, false},
       {"E=one+cache", "drtmh", "E=one", std::nullopt, true},

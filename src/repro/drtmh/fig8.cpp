@@ -10,6 +10,7 @@ ReproFigure drtmh_fig8() {
   f.name = "drtmh-fig8";
   f.title = "DrTM+H Fig. 8: Validation (lock) one-sided ATOMIC vs two-sided (cx5-100g, 16 nodes x 2 threads)";
   f.x_label = "coroutines per thread";
+  f.chart = ReproChart::kBars;  // the paper draws bars
   const std::vector<Variant> v = {
       {"V=one", "drtmh", "V=one"},
       {"V=two", "drtmh", "V=two"},

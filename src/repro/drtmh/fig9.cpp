@@ -11,6 +11,7 @@ ReproFigure drtmh_fig9() {
   f.name = "drtmh-fig9";
   f.title = "DrTM+H Fig. 9: Commit one-sided vs two-sided, with and without passive ACK (cx5-100g, 16 nodes x 2 threads)";
   f.x_label = "coroutines per thread";
+  f.chart = ReproChart::kBars;  // the paper draws bars
   const std::vector<Variant> v = {
       {"C=one", "drtmh", "V=two,C=one", false},
       {"C=two", "drtmh", "V=two,C=two", false},

@@ -12,6 +12,7 @@ ReproFigure sherman_fig10() {
   f.name = "sherman-fig10";
   f.title = "Sherman Fig. 10: techniques one by one, skewed (Zipf 0.99; 2^20 keys, 8 MN + 8 CN x 22 threads, cx5-100g)";
   f.x_label = "Zipf parameter";
+  f.chart = ReproChart::kBars;  // the paper draws bars
   f.log_x = false;
   sherman_repro::add_breakdown(&f, {TreeMix::kWriteOnly, TreeMix::kWriteIntensive, TreeMix::kReadIntensive}, 0.99);
   const double x = 0.99;

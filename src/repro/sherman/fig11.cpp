@@ -10,6 +10,7 @@ ReproFigure sherman_fig11() {
   f.name = "sherman-fig11";
   f.title = "Sherman Fig. 11: techniques one by one, uniform (2^20 keys, 8 MN + 8 CN x 22 threads, cx5-100g)";
   f.x_label = "Zipf parameter";
+  f.chart = ReproChart::kBars;  // one x: a breakdown
   f.log_x = false;
   sherman_repro::add_breakdown(&f, {TreeMix::kWriteOnly, TreeMix::kWriteIntensive}, 0);
   const std::string wi = "write-intensive", wo = "write-only";

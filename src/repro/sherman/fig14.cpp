@@ -9,6 +9,7 @@ ReproFigure sherman_fig14() {
   f.name = "sherman-fig14";
   f.title = "Sherman Fig. 14: internal metrics, write-intensive, Zipf 0.99 (2^20 keys, 8 MN + 8 CN x 22 threads, cx5-100g)";
   f.x_label = "(one run per index)";
+  f.chart = ReproChart::kBars;  // one x: a breakdown
   f.log_x = false;
   std::vector<size_t> runs;
   for (const char* index : {"sherman", "fg+"}) {

@@ -12,6 +12,7 @@ ReproFigure sherman_fig16() {
   f.name = "sherman-fig16";
   f.title = "Sherman Fig. 16: HOCL, Zipf 0.99 (176 threads on 8 compute nodes, 10240 locks on one memory node, cx5-100g)";
   f.x_label = "Zipf parameter";
+  f.chart = ReproChart::kBars;  // the paper draws bars
   f.log_x = false;
   struct Step {
     const char* name;
