@@ -1,0 +1,113 @@
+// 13. An MCS waiter that sets its flag after linking itself (a timing race).
+//
+// The lock of program 9 with a correct release (it waits for a successor
+// that has swapped itself in but not linked yet). The bug is in acquire: a
+// waiter links into its predecessor's `next` and only then sets its own
+// `locked` to 1, in one batch (WRITEs on one queue pair land in posting
+// order). A predecessor releasing in between READs the fresh `next` and
+// WRITEs `locked` = 0 -- and the waiter's late `locked` = 1 lands on top of
+// the hand-over. It spins forever; the watchdog reports the hang.
+//
+// Expected: a timing-dependent protocol race. No relaxation is needed, but
+// the predecessor's READ and WRITE must both fit between the waiter's two
+// WRITEs, which land a message's jitter apart: under `sequential` with the
+// swarm's jitter (at most 5 us) that does not happen on ablation's sample;
+// with wider jitter it does.
+// Twin: reset the node (locked = 1, next = 0) before swapping into the tail.
+#include "bug_suite.h"
+
+namespace lw::check::bugs {
+namespace {
+
+// Line 0: the tail (worker id + 1, 0 = free); line 1: the counter the lock
+// guards; then one queue node per worker, a line each: {locked, next, ...}.
+struct QNode {
+  uint64_t locked;
+  uint64_t next;  // worker id + 1, 0 = none
+  uint64_t unused[6];
+};
+static_assert(sizeof(QNode) == kCacheLine);
+
+template <bool kFlagFirst>
+struct Mcs : Workload {
+  RemoteAddr tail, counter, nodes;
+  RemoteAddr node(uint64_t id) const { return nodes + (id - 1) * sizeof(QNode); }
+
+  void setup(SeedRun& run) override {
+    tail = run.backend().allocate(0, 2 * kCacheLine + run.workers() * sizeof(QNode), 64);
+    counter = tail + kCacheLine;
+    nodes = tail + 2 * kCacheLine;
+  }
+
+  template <typename Pred>
+  Task<uint64_t> spin(Worker& w, RemoteAddr a, Pred done) {
+    uint64_t v = 0;
+    for (Nanos backoff = 100;; backoff = std::min<Nanos>(2 * backoff, 10'000)) {
+      (void)co_await w.read(&v, a, 8);
+      if (done(v)) co_return v;
+      co_await w.sleep(backoff);
+    }
+  }
+
+  Task<void> acquire(Worker& w, uint64_t me) {
+    const QNode fresh{1, 0, {}};
+    const uint64_t none = 0, locked = 1;
+    if (kFlagFirst) {
+      (void)co_await w.write(node(me), &fresh, 16);
+    } else {
+      (void)co_await w.write(node(me) + offsetof(QNode, next), &none, 8);
+    }
+    uint64_t prev = 0;
+    (void)co_await w.read(&prev, tail, 8);
+    for (;;) {  // swap me into the tail
+      const uint64_t seen = value_of(co_await w.cas(tail, prev, me));
+      if (seen == prev) break;
+      prev = seen;
+    }
+    if (prev == 0) co_return;  // the lock was free
+    Batch b;
+    b.write(node(prev) + offsetof(QNode, next), &me, 8);
+    if (!kFlagFirst) b.write(node(me) + offsetof(QNode, locked), &locked, 8);  // the bug: too late
+    (void)co_await w.execute(b);
+    (void)co_await spin(w, node(me), [](uint64_t l) { return l == 0; });
+  }
+
+  Task<void> release(Worker& w, uint64_t me) {
+    uint64_t next = 0;
+    (void)co_await w.read(&next, node(me) + offsetof(QNode, next), 8);
+    if (next == 0) {
+      if (value_of(co_await w.cas(tail, me, 0)) == me) co_return;  // nobody queued
+      next = co_await spin(w, node(me) + offsetof(QNode, next), [](uint64_t n) { return n != 0; });
+    }
+    const uint64_t unlocked = 0;
+    (void)co_await w.write(node(next) + offsetof(QNode, locked), &unlocked, 8);
+  }
+
+  Task<void> run(SeedRun& run, Worker& w) override {
+    const uint64_t me = run.worker_index(w) + 1;
+    for (uint32_t i = 0; i < run.ops_per_worker(); ++i) {
+      const Nanos start = w.now();
+      co_await acquire(w, me);
+      uint64_t v = 0;
+      (void)co_await w.read(&v, counter, 8);
+      ++v;
+      (void)co_await w.write(counter, &v, 8);
+      co_await release(w, me);
+      run.counters().add(0, 1, start, w.now(), w.placement());
+      run.op_done(w);
+    }
+  }
+
+  void check(SeedRun& run) override { run.counters().final_value(0, run.backend().host_load(counter)); }
+};
+
+const Shape kShape{.compute_nodes = 2, .threads_per_node = 2, .coroutines_per_thread = 1,
+                   .memory_node_threads = 0, .ops_per_worker = 20};
+
+TEST(CheckBugs, McsFlagAfterLink) {
+  expect_found(factory<Mcs<false>>(), kShape, Expect::race(), {"hang", "deadlock"}, "mcs-flag-after-link");
+}
+TEST(CheckBugs, McsTwinFlagFirst) { expect_clean(factory<Mcs<true>>(), kShape, "mcs-flag-after-link"); }
+
+}  // namespace
+}  // namespace lw::check::bugs
