@@ -10,10 +10,10 @@
 // was held fixed; where it moved, the verdict rests on the sample, and the
 // finding's explain_note says so when that matters.
 //
-// A finding that needs no relaxation that acted, and never happens under
-// `sequential` with the plan's jitter, is tried under `sequential` with a
-// much wider jitter: a hit there is a timing-dependent protocol race (a lost
-// wake-up, an ABA), whichever switch happened to supply the delay before.
+// First, under `sequential`: a finding that happens there without jitter is
+// a protocol bug; one that happens there only with jitter -- the plan's, or
+// a much wider one -- is a timing-dependent protocol race (a lost wake-up,
+// an ABA), whichever switch happened to supply the delay under the swarm.
 #include <algorithm>
 #include <set>
 
@@ -101,8 +101,24 @@ void explain(const WorkloadFactory& factory, const Options& o, Finding* f) {
   f->explained = true;
   if (!f->failure) return;
   const uint32_t sample = calibrate(factory, quiet, *f);
-  if (reproduces(factory, quiet, without_relaxations(f->plan), f->shape, f->kind, sample)) {
+  // Under `sequential`: without jitter the protocol fails whatever the
+  // timing; only with jitter -- the plan's, or much wider -- it is a race of
+  // the protocol that needs a delay in the wrong place.
+  const SeedPlan seq = without_relaxations(f->plan);
+  SeedPlan still = seq, wide = seq;
+  still.jitter_ns = 0;
+  wide.jitter_ns = std::max(seq.jitter_ns, o.race_jitter_ns);
+  if (reproduces(factory, quiet, still, f->shape, f->kind, sample)) {
     f->protocol_bug = true;
+    return;
+  }
+  // Wider jitter slows every operation as much: the watchdog waits as much
+  // longer, so that slowness alone is never a hang.
+  Options slow = quiet;
+  slow.watchdog_ns = o.watchdog_ns * std::clamp<Nanos>(wide.jitter_ns / std::max<Nanos>(o.max_jitter_ns, 1), 1, 200);
+  if ((seq.jitter_ns > 0 && reproduces(factory, quiet, seq, f->shape, f->kind, sample)) ||
+      (o.race_seeds > 0 && reproduces(factory, slow, wide, f->shape, f->kind, o.race_seeds))) {
+    f->timing_race = true;
     return;
   }
   const std::set<std::string> acted = acted_in(factory, quiet, *f);
@@ -132,17 +148,6 @@ void explain(const WorkloadFactory& factory, const Options& o, Finding* f) {
       f->explain_note = joined(idle) + " also vanished the finding when off but never acted in this run";
     if (!unfixed.empty())
       f->explain_note += std::string(f->explain_note.empty() ? "" : "; ") + untimed;
-    return;
-  }
-  // No relaxation that acted is necessary. A race of the protocol itself
-  // shows under `sequential` once the delays are long enough.
-  SeedPlan wide = without_relaxations(f->plan);
-  wide.jitter_ns = std::max(wide.jitter_ns, o.race_jitter_ns);
-  if (o.race_seeds > 0 && reproduces(factory, quiet, wide, f->shape, f->kind, o.race_seeds)) {
-    f->timing_race = true;
-    if (!idle.empty())
-      f->explain_note = "switching off " + joined(idle) +
-                        " only moved the timing: it never acted in this run";
     return;
   }
   // Each of several relaxations that acted suffices alone: name them.

@@ -165,6 +165,8 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
     findings = std::move(own);
   }
   for (Finding& f : findings) {
+    const bool hang = f.kind == kind::kHang || f.kind == kind::kDeadlock;
+    if (log && f.causes.empty() && f.failure && !hang) add_final_causes(*log, &f);
     f.seed = plan.seed;
     f.plan = plan;
     f.shape = shape;

@@ -45,6 +45,9 @@ std::vector<Span> spans_of(const VerbTrace& trace, const Placement& who, Nanos s
 // touched what it touched (its own requests' and others' lost atomics).
 void add_interval_causes(const RelaxationLog& log, const VerbTrace* trace, const Placement& who, Nanos start,
                          Nanos end, Finding* f);
+// A finding without an interval or words (a final check, a stuck latch):
+// only the lost or repeated writes of the run, which can leave a word wrong.
+void add_final_causes(const RelaxationLog& log, Finding* f);
 // A hang's blocked workers, grouped by the word they wait on, each word
 // with its last write; causes: relaxations that touched those words.
 void describe_hang(const std::vector<BlockedWorker>& blocked, const VerbTrace* trace,

@@ -19,6 +19,13 @@ constexpr size_t kMaxCauses = 4;
 constexpr size_t kMaxWords = 8;     // awaited words reported per hang
 constexpr size_t kMaxNamed = 6;     // waiters named per word
 
+// Relaxations that lose or repeat a write: they can leave a word wrong
+// after the run, wherever the reader was.
+bool loses_writes(const RelaxationEvent& e) {
+  return e.relaxation == "atomic_loses_write" || e.relaxation == "atomic_loses_cpu" ||
+         e.relaxation == "failed_cas_writes_back" || e.relaxation == "switch_duplicate";
+}
+
 bool touches_any(const RelaxationEvent& e, const std::vector<Span>& spans) {
   for (const Span& s : spans)
     if (e.touches(s.addr, s.bytes)) return true;
@@ -74,15 +81,18 @@ void add_interval_causes(const RelaxationLog& log, const VerbTrace* trace, const
                          Nanos end, Finding* f) {
   for (const RelaxationEvent& e : log.of(who, start, end)) add_cause(e, f);
   // Anyone's relaxations then on the words this worker touched (a WRITE
-  // landing staggered under its READ); without the trace, anyone's lost
-  // atomic updates then.
+  // landing staggered under its READ), and anyone's lost atomic updates and
+  // duplicated requests then: they break the latch guarding those words.
   const std::vector<Span> spans = trace ? spans_of(*trace, who, start, end) : std::vector<Span>{};
   for (const RelaxationEvent& e : log.overlapping(start, end)) {
     if (same_worker(e.who, who)) continue;  // listed above
-    const bool lost_atomic = e.relaxation == "atomic_loses_write" || e.relaxation == "atomic_loses_cpu" ||
-                             e.relaxation == "failed_cas_writes_back" || e.relaxation == "switch_duplicate";
-    if (spans.empty() ? lost_atomic : touches_any(e, spans)) add_cause(e, f);
+    if (loses_writes(e) || touches_any(e, spans)) add_cause(e, f);
   }
+}
+
+void add_final_causes(const RelaxationLog& log, Finding* f) {
+  for (const RelaxationEvent& e : log.events())
+    if (loses_writes(e)) add_cause(e, f);
 }
 
 void describe_hang(const std::vector<BlockedWorker>& blocked, const VerbTrace* trace,

@@ -122,9 +122,10 @@ struct Finding {
   // its own (the finding needs one of them, any one).
   std::vector<std::string> sufficient;
   bool protocol_bug = false;
-  // It needs no relaxation but a rare timing: it never happens under
-  // `sequential` with the plan's jitter, and does once the jitter is wider
-  // (a race of the protocol itself, e.g. a lost wake-up or an ABA).
+  // It needs no relaxation but timing: under `sequential` it never happens
+  // without jitter, and does with the plan's jitter or a wider one (a race
+  // of the protocol itself, e.g. a lost wake-up or an ABA). protocol_bug:
+  // it happens under `sequential` without jitter too.
   bool timing_race = false;
   bool explained = false;
   // What ablation could not establish, for people: relaxations it flagged
@@ -170,9 +171,9 @@ struct Options {
   // seed must not crowd out the findings of later seeds.
   uint32_t max_findings_per_seed = 4;
   // Ablation's jitter for telling a timing-dependent protocol race: a
-  // finding that needs no relaxation but does not happen under `sequential`
-  // with the plan's jitter is tried there with this jitter.
-  Nanos race_jitter_ns = 100'000;
+  // finding that does not happen under `sequential` without jitter, nor
+  // with the plan's, is tried there with this one (ClusterConfig::kMaxWindowNs).
+  Nanos race_jitter_ns = 1'000'000;
   uint32_t race_seeds = 256;  // seeds tried with it (stops at the first hit)
   // Ablation's sample: the failing seed and its neighbours (other seeds
   // under the same plan). The sample starts at 1 + ablation_seeds and
@@ -257,8 +258,11 @@ SeedResult run_seed(const WorkloadFactory& factory, const Options& o, const Seed
                     const Shape& shape);
 SeedResult run_seed(const WorkloadFactory& factory, const Options& o, uint64_t seed);
 
-// Fills in f.necessary / f.protocol_bug by rerunning its seed with each
-// relaxation of its plan switched off alone, and under `sequential`.
+// Fills in f.protocol_bug / f.timing_race (rerunning its seed and
+// neighbours under `sequential`, without jitter, with the plan's and with
+// race_jitter_ns), else f.necessary / f.sufficient by rerunning them with
+// each relaxation of its plan switched off alone (only relaxations the
+// failing run's log shows acted are named).
 void explain(const WorkloadFactory& factory, const Options& o, Finding* f);
 
 // Shrinks f's shape (fewer nodes, threads, coroutines, operations) while a
