@@ -28,6 +28,21 @@ struct McsLayout {
     nodes = tail + 2 * kCacheLine;
   }
 
+  // READ my `next`; if none, CAS(tail, me -> 0). When that CAS fails a
+  // successor swapped itself in and has not linked yet: wait for its link
+  // (or, the bug of program 9, return without waking it).
+  Task<void> release(Worker& w, uint64_t me, bool wait_for_link) {
+    uint64_t next = 0;
+    (void)co_await w.read(&next, node(me) + offsetof(QNode, next), 8);
+    if (next == 0) {
+      if (value_of(co_await w.cas(tail, me, 0)) == me) co_return;  // nobody queued
+      if (!wait_for_link) co_return;  // program 9's bug: a successor is linking right now
+      next = co_await spin(w, node(me) + offsetof(QNode, next), [](uint64_t n) { return n != 0; });
+    }
+    const uint64_t unlocked = 0;
+    (void)co_await w.write(node(next) + offsetof(QNode, locked), &unlocked, 8);
+  }
+
   // Spins with READs until the word at `a` satisfies `done`; returns it.
   template <typename Pred>
   static Task<uint64_t> spin(Worker& w, RemoteAddr a, Pred done) {

@@ -39,18 +39,6 @@ struct Mcs : Workload, McsLayout {
     (void)co_await spin(w, node(me), [](uint64_t locked) { return locked == 0; });
   }
 
-  Task<void> release(Worker& w, uint64_t me) {
-    uint64_t next = 0;
-    (void)co_await w.read(&next, node(me) + offsetof(QNode, next), 8);
-    if (next == 0) {
-      if (value_of(co_await w.cas(tail, me, 0)) == me) co_return;  // nobody queued
-      if (!kWaitForLink) co_return;  // the bug: a successor is linking right now
-      next = co_await spin(w, node(me) + offsetof(QNode, next), [](uint64_t n) { return n != 0; });
-    }
-    const uint64_t unlocked = 0;
-    (void)co_await w.write(node(next) + offsetof(QNode, locked), &unlocked, 8);
-  }
-
   Task<void> run(SeedRun& run, Worker& w) override {
     const uint64_t me = run.worker_index(w) + 1;
     for (uint32_t i = 0; i < run.ops_per_worker(); ++i) {
@@ -62,7 +50,7 @@ struct Mcs : Workload, McsLayout {
       ++v;
       (void)co_await w.write(counter, &v, 8);
       run.holds().exclusive(0, held, w.now(), w.placement());
-      co_await release(w, me);
+      co_await release(w, me, kWaitForLink);
       run.counters().add(0, 1, start, w.now(), w.placement());
       run.op_done(w);
       co_await w.sleep(w.rng().below(30'000));  // work outside the lock
