@@ -48,7 +48,7 @@ class TuplesWorkload final : public Workload {
   explicit TuplesWorkload(BuiltinOptions b) : b_(std::move(b)) {}
 
   void setup(SeedRun& run) override {
-    const TupleStoreOptions t = store_options(b_, all_workers(run.config(), run.workers()), run.ops_per_worker());
+    const TupleStoreOptions t = store_options(b_, run.workers(), run.ops_per_worker());
     if (std::string e = TupleStore::create(run.backend(), t, &store_); !e.empty()) run.fail("setup", e);
   }
 

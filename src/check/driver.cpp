@@ -2,7 +2,7 @@
 // finding, and the loop over seeds.
 #include <chrono>
 #include <exception>
-#include <set>
+#include <memory>
 #include <sstream>
 
 #include "driver_internal.h"
@@ -30,6 +30,9 @@ std::string Options::validate() const {
       max_jitter_ns > widest)
     return "the swarm's maximum windows and jitter must be at most " + std::to_string(widest) + " ns";
   if (watchdog_ns == 0) return "watchdog_ns must be positive";
+  if (max_findings_per_seed == 0) return "max_findings_per_seed must be at least 1";
+  if (race_jitter_ns > widest) return "race_jitter_ns must be at most " + std::to_string(widest) + " ns";
+  if (race_seeds > 4096) return "race_seeds must be at most 4096";
   if (seed_wall_seconds == 0 || seed_wall_seconds > 86'400)
     return "seed_wall_seconds must be in [1, 86400]";
   if (max_events_per_seed == 0 || max_events_per_seed > RunBudget::kMaxEvents)
@@ -40,6 +43,10 @@ std::string Options::validate() const {
 }
 
 namespace detail {
+namespace {
+// Requests a failing seed's rerun records (a hang's polls fill most).
+constexpr size_t kCauseTraceEntries = size_t{1} << 18;
+}  // namespace
 
 ClusterConfig seed_cluster(const Options& o, const SeedPlan& plan, const Shape& shape) {
   ClusterConfig c = o.cluster;
@@ -54,32 +61,16 @@ ClusterConfig seed_cluster(const Options& o, const SeedPlan& plan, const Shape& 
   return c;
 }
 
-namespace {
-
-// What the relaxation log saw on an operation: the requests of `who` during
-// [start, end], and lost updates of anyone's atomics then.
-void add_causes(const RelaxationLog& log, const Placement& who, Nanos start, Nanos end, Finding* f) {
-  std::vector<RelaxationEvent> events = log.of(who, start, end);
-  for (const RelaxationEvent& e : log.overlapping(start, end))
-    if (e.relaxation == "atomic_loses_write" || e.relaxation == "atomic_loses_cpu" ||
-        e.relaxation == "failed_cas_writes_back" || e.relaxation == "switch_duplicate")
-      events.push_back(e);
-  for (const RelaxationEvent& e : events) {
-    if (f->causes.size() >= 4) break;
-    f->causes.push_back(e.relaxation + ": " + e.what);
+std::string without_run_context(const std::string& report) {
+  std::istringstream in(report);
+  std::string out, line;
+  while (std::getline(in, line)) {
+    const std::string body = line.rfind("  ", 0) == 0 ? line.substr(2) : line;
+    if (body.rfind("sim seed=", 0) == 0 || (!replay_hint().empty() && body == replay_hint())) continue;
+    out += (out.empty() ? "" : "\n") + line;
   }
+  return out;
 }
-
-// Findings without an interval (final checks): what the run's relaxations
-// did overall.
-void add_run_causes(const RelaxationLog& log, Finding* f) {
-  std::set<std::string> names;
-  for (const RelaxationEvent& e : log.events()) names.insert(e.relaxation);
-  for (const std::string& n : names)
-    f->causes.push_back(n + " acted " + std::to_string(log.count(n)) + " time(s) in this run");
-}
-
-}  // namespace
 
 SeedResult run_one(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
                    const Shape& shape, const Hooks& hooks) {
@@ -97,6 +88,11 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
   const ClusterConfig c = seed_cluster(o, plan, shape);
   RelaxationLog own_log;
   RelaxationLog* log = hooks.log ? hooks.log : (o.keep_causes ? &own_log : nullptr);
+  // With the log (a failing seed's rerun), the verb trace too: which words
+  // an operation touched, and who last wrote the words a hang waits on.
+  std::unique_ptr<VerbTrace> own_trace;
+  if (hooks.trace == nullptr && o.keep_causes) own_trace = std::make_unique<VerbTrace>(kCauseTraceEntries);
+  VerbTrace* trace = hooks.trace ? hooks.trace : own_trace.get();
   std::vector<Finding> findings;
   auto finding = [&](const char* k, std::string d) {
     Finding f;
@@ -112,7 +108,7 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
     std::unique_ptr<Workload> wl;
     SimBackend sim(c);
     if (log) sim.set_relaxation_log(log);
-    if (hooks.trace) sim.set_verb_trace(hooks.trace);
+    if (trace) sim.set_verb_trace(trace);
     if (hooks.before_run) hooks.before_run(sim);
     SeedRun run(sim, o, plan, shape);
     try {
@@ -134,7 +130,7 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
         if (!stop.empty()) {
           const bool deadlock = st.stalled.rfind("deadlock", 0) == 0;
           finding(!st.stalled.empty() ? (deadlock ? kind::kDeadlock : kind::kHang) : kind::kBudget, stop);
-          for (const BlockedWorker& b : sim.blocked()) findings.back().blocked.push_back(b.describe());
+          describe_hang(sim.blocked(), trace, log, &findings.back());
         } else {
           wl->check(run);
           std::vector<ModelViolation> v;
@@ -142,7 +138,7 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
           for (ModelViolation& mv : v) {
             finding("", std::move(mv.detail));
             findings.back().kind = std::move(mv.kind);
-            if (log) add_causes(*log, mv.who, mv.start, mv.end, &findings.back());
+            if (log) add_interval_causes(*log, trace, mv.who, mv.start, mv.end, &findings.back());
           }
           if (run.gave_up_count() > 0) {
             std::string held = wl->still_held(run);
@@ -158,7 +154,7 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
         }
       }
     } catch (const InvariantViolation& e) {
-      finding(kind::kInvariant, e.what());
+      finding(kind::kInvariant, without_run_context(e.what()));
     } catch (const std::exception& e) {
       finding(kind::kException, e.what());
     }
@@ -170,11 +166,12 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
     findings = std::move(own);
   }
   for (Finding& f : findings) {
+    const bool hang = f.kind == kind::kHang || f.kind == kind::kDeadlock;
+    if (log && f.causes.empty() && f.failure && !hang) add_final_causes(*log, &f);
     f.seed = plan.seed;
     f.plan = plan;
     f.shape = shape;
     f.trace_hash = r.trace_hash;
-    if (log && f.causes.empty() && f.failure) add_run_causes(*log, &f);
     f.replay = replay_of(o, plan.seed, shape);
   }
   r.findings = std::move(findings);
@@ -221,7 +218,7 @@ Report run(const WorkloadFactory& factory, const Options& o) {
   auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  uint32_t explained = 0;
+  uint64_t& explained = rep.explained_seeds;
   // Seeds run without the relaxation log: formatting its events was a
   // quarter of a sweep's time (TPC-C transactions), and most seeds pass. A
   // failing seed whose findings are kept runs again with the log for their
@@ -234,7 +231,8 @@ Report run(const WorkloadFactory& factory, const Options& o) {
   for (uint64_t i = 0; i < o.seeds; ++i) {
     const uint64_t seed = o.first_seed + i;
     SeedResult r = run_seed(factory, quiet, seed);
-    if (o.keep_causes && r.failed() && failures_kept < kMaxFailuresKept) {
+    if (o.keep_causes && r.failed() &&
+        (failures_kept < kMaxFailuresKept || (o.explain && explained < o.explain_limit))) {
       SeedResult with_causes = run_seed(factory, o, seed);
       const bool same = with_causes.trace_hash == r.trace_hash &&
                         with_causes.findings.size() == r.findings.size();
@@ -254,14 +252,26 @@ Report run(const WorkloadFactory& factory, const Options& o) {
       rep.first_failing_seed = seed;
       rep.seconds_to_first_failure = seconds();
     }
+    const Finding* first = detail::first_failure(r);
+    const bool explain_seed = first != nullptr && o.explain && explained < o.explain_limit;
+    uint32_t kept_of_seed = 0;
     for (Finding& f : r.findings) {
       ++rep.findings_total;
+      ++rep.kinds[f.kind];
       if (!f.failure) ++rep.reports_total;
-      if (f.failure ? failures_kept >= kMaxFailuresKept : reports_kept >= kMaxReportsKept) continue;
+      // The explained failure is kept past the caps: explain_limit counts
+      // failing seeds, whatever earlier seeds filled.
+      const bool explain_this = explain_seed && &f == first;
+      if (!explain_this) {
+        if (f.failure ? failures_kept >= kMaxFailuresKept || kept_of_seed >= o.max_findings_per_seed
+                      : reports_kept >= kMaxReportsKept)
+          continue;
+      }
+      if (f.failure) ++kept_of_seed;
       ++(f.failure ? failures_kept : reports_kept);
       // One explanation per failing seed (its first failure): ablation reruns
       // the seed a few dozen times.
-      if (f.failure && o.explain && explained < o.explain_limit && &f == detail::first_failure(r)) {
+      if (explain_this) {
         check::explain(factory, o, &f);
         ++explained;
       }

@@ -3,11 +3,13 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "latchwork/check/driver.h"
 
 namespace lw {
 class VerbTrace;
+struct BlockedWorker;
 }
 
 namespace lw::check::detail {
@@ -34,6 +36,28 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
 SeedResult run_isolated(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
                         const Shape& shape);
 std::string replay_of(const Options& o, uint64_t seed, const Shape& shape);
+
+// Bytes of remote memory a finding's history touched.
+struct Span {
+  RemoteAddr addr;
+  uint64_t bytes = 0;
+};
+// The distinct spans of the requests `who` posted during [start, end].
+std::vector<Span> spans_of(const VerbTrace& trace, const Placement& who, Nanos start, Nanos end);
+// finding_causes.cpp: the relaxations of an operation's interval that
+// touched what it touched (its own requests' and others' lost atomics).
+void add_interval_causes(const RelaxationLog& log, const VerbTrace* trace, const Placement& who, Nanos start,
+                         Nanos end, Finding* f);
+// A finding without an interval or words (a final check, a stuck latch):
+// only the lost or repeated writes of the run, which can leave a word wrong.
+void add_final_causes(const RelaxationLog& log, Finding* f);
+// A hang's blocked workers, grouped by the word they wait on, each word
+// with its last write; causes: relaxations that touched those words.
+void describe_hang(const std::vector<BlockedWorker>& blocked, const VerbTrace* trace,
+                   const RelaxationLog* log, Finding* f);
+// An invariant's report without the simulator's run context and the
+// tool's replay hint: the finding carries its seed, plan and replay.
+std::string without_run_context(const std::string& report);
 const Finding* first_failure(const SeedResult& r);
 
 }  // namespace lw::check::detail

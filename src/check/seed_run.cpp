@@ -8,10 +8,14 @@ namespace lw::check {
 SeedRun::SeedRun(Backend& backend, const Options& /*o*/, const SeedPlan& plan, const Shape& shape)
     : backend_(backend), plan_(plan), shape_(shape) {}
 
+uint32_t SeedRun::workers() const {
+  return shape_.compute_workers() + backend_.config().memory_nodes * shape_.memory_node_threads;
+}
+
 uint32_t SeedRun::worker_index(const Worker& w) const {
   const Placement& p = w.placement();
   if (p.on_memory_node())
-    return shape_.workers() + p.node * shape_.memory_node_threads + p.thread;
+    return shape_.compute_workers() + p.node * shape_.memory_node_threads + p.thread;
   return (p.node * shape_.threads_per_node + p.thread) * shape_.coroutines_per_thread + p.coroutine;
 }
 
@@ -54,9 +58,12 @@ std::string Finding::explanation() const {
   if (!explained) return {};
   if (protocol_bug) return "none: the protocol itself is wrong (it fails under sequential)";
   if (necessary.empty()) {
+    if (timing_race) return "none: a timing-dependent protocol race (it fails under sequential with wider jitter)";
     if (sufficient.empty()) return "no single relaxation is necessary";
+    if (sufficient.size() == 1) return sufficient[0];
     std::string s = "any one of";
-    for (const std::string& n : sufficient) s += " " + n;
+    for (size_t i = 0; i < sufficient.size(); ++i)
+      s += (i == 0 ? " " : i + 1 == sufficient.size() ? " or " : ", ") + sufficient[i];
     return s;
   }
   std::string s;
@@ -68,6 +75,7 @@ std::string Finding::summary() const {
   std::ostringstream os;
   os << "seed " << seed << ": " << kind << (failure ? "" : " (report)") << ": " << detail;
   if (explained) os << " [needs " << explanation() << "]";
+  if (!explain_note.empty()) os << " (" << explain_note << ")";
   return os.str();
 }
 
@@ -77,6 +85,11 @@ std::string Report::summary() const {
   if (failing_seeds > 0)
     os << "; first at seed " << first_failing_seed << " after " << seconds_to_first_failure << " s";
   os << "; " << wall_seconds << " s\n";
+  if (!kinds.empty()) {
+    os << "  findings by kind:";
+    for (const auto& [k, n] : kinds) os << " " << k << " " << n;
+    os << "\n";
+  }
   size_t shown = 0;
   for (const Finding& f : findings) {
     if (shown++ == 5) break;

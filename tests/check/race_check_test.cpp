@@ -62,10 +62,11 @@ TEST(RaceCheck, CorrectSchemesAreCleanOverSeeds) {
 // lookup follows a slot CASed on one memory node to a block on the other
 // whose WRITE, posted just before the CAS but on the other queue pair, has
 // not executed yet: the lookup's READ returns zeros. Nothing orders two
-// queue pairs; the window opens when the WRITE's own queue pair is held up,
-// and the ablation names the relaxations that slow READs ahead of it
-// (read_lines_unordered or reads_unordered, either suffices); without them
-// the WRITE lands before any reader gets there. If the swarm's draws or the
+// queue pairs; the window opens when the WRITE's own queue pair is held up.
+// Under the swarm a READ's lag ahead of it (read_lines_unordered or
+// reads_unordered) supplies the delay, but no relaxation is needed: under
+// `sequential` a wide enough jitter opens it too, so ablation calls it a
+// timing-dependent protocol race (issue 43), not a relaxation's doing. If the swarm's draws or the
 // simulator's timing move, re-pin it to the sweep's first failing seed
 // (`latchwork check --structure hash --scheme unordered-publish`; the sweep
 // test still has to find one).
@@ -83,7 +84,8 @@ TEST(RaceCheck, UnorderedPublishIsFoundOnThePinnedSeedAndExplained) {
     if (f.explained) {
       explained = true;
       EXPECT_FALSE(f.protocol_bug) << "the cross-QP window opens only behind a delayed queue pair";
-      EXPECT_NE(f.explanation().find("read_lines_unordered"), std::string::npos) << f.summary();
+      EXPECT_TRUE(f.timing_race) << f.summary();
+      EXPECT_TRUE(f.necessary.empty()) << f.summary();
     }
   }
   EXPECT_TRUE(explained) << r.summary();

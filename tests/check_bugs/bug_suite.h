@@ -4,7 +4,8 @@
 // shape chosen per program):
 //   (i)   the buggy program is found within 1,000 seeds,
 //   (ii)  its finding's ablation explanation is the relaxation set stated in
-//         the program's comment (or "protocol bug": it fails under sequential),
+//         the program's comment (or "protocol bug": it fails under sequential;
+//         or "timing race": it fails under sequential only with wider jitter),
 //   (iii) the twin is clean over 1,000 seeds.
 #pragma once
 
@@ -105,8 +106,10 @@ WorkloadFactory factory() {
 struct Expect {
   std::vector<std::string> necessary;  // relaxations whose removal alone makes it vanish
   bool protocol_bug = false;           // it happens under `sequential`
-  static Expect protocol() { return {{}, true}; }
-  static Expect needs(std::vector<std::string> r) { return {std::move(r), false}; }
+  bool timing_race = false;            // ... only with wider jitter
+  static Expect protocol() { return {{}, true, false}; }
+  static Expect race() { return {{}, false, true}; }
+  static Expect needs(std::vector<std::string> r) { return {std::move(r), false, false}; }
 };
 
 // "torn_read" (HistoryViolation) and "torn-read" (driver) name one kind.
@@ -139,15 +142,19 @@ inline void expect_found(const WorkloadFactory& f, const Shape& shape, const Exp
   EXPECT_TRUE(known) << name << ": unexpected finding " << first->summary();
   ASSERT_TRUE(first->explained) << first->summary();
   EXPECT_EQ(first->protocol_bug, e.protocol_bug) << name << ": " << first->summary();
+  EXPECT_EQ(first->timing_race, e.timing_race) << name << ": " << first->summary();
   EXPECT_EQ(join(first->necessary), join(e.necessary)) << name << ": " << first->summary();
   const uint64_t to_first = r.first_failing_seed - o.first_seed + 1;
   std::printf("[bug-suite] %s: first hit seed %llu (%llu seeds, %.3f s), %s: %s\n", name,
               static_cast<unsigned long long>(r.first_failing_seed),
               static_cast<unsigned long long>(to_first), r.seconds_to_first_failure,
               first->kind.c_str(),
-              first->protocol_bug ? "protocol bug" : join(first->necessary).c_str());
-  std::printf("[bug-suite]   plan: %s; sufficient alone: %s\n", first->plan.describe().c_str(),
-              join(first->sufficient).c_str());
+              first->protocol_bug  ? "protocol bug"
+              : first->timing_race ? "timing-dependent protocol race"
+                                   : join(first->necessary).c_str());
+  std::printf("[bug-suite]   plan: %s; sufficient alone: %s%s%s\n", first->plan.describe().c_str(),
+              join(first->sufficient).c_str(), first->explain_note.empty() ? "" : "; ",
+              first->explain_note.c_str());
   for (const Finding& x : r.findings) std::printf("[bug-suite]   %s\n", x.summary().c_str());
 }
 

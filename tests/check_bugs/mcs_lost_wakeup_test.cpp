@@ -15,45 +15,14 @@
 // Workers think between operations: with the lock always contended every
 // holder finds its successor linked and the window never opens.
 // Twin: when the CAS fails, wait until the successor has linked, then wake it.
-#include "bug_suite.h"
+#include "mcs_layout.h"
 
 namespace lw::check::bugs {
 namespace {
 
-// Line 0: the tail (worker id + 1, 0 = free); line 1: the counter the lock
-// guards; then one queue node per worker, a line each:
-//   0        8        16                64
-//   +--------+--------+-----------------+
-//   | locked | next   | (unused)        |
-//   +--------+--------+-----------------+
-struct QNode {
-  uint64_t locked;
-  uint64_t next;  // worker id + 1, 0 = none
-  uint64_t unused[6];
-};
-static_assert(sizeof(QNode) == kCacheLine);
-
 template <bool kWaitForLink>
-struct Mcs : Workload {
-  RemoteAddr tail, counter, nodes;
-  RemoteAddr node(uint64_t id) const { return nodes + (id - 1) * sizeof(QNode); }
-
-  void setup(SeedRun& run) override {
-    tail = run.backend().allocate(0, 2 * kCacheLine + run.workers() * sizeof(QNode), 64);
-    counter = tail + kCacheLine;
-    nodes = tail + 2 * kCacheLine;
-  }
-
-  // Spins with READs until the word at `a` satisfies `done`; returns it.
-  template <typename Pred>
-  Task<uint64_t> spin(Worker& w, RemoteAddr a, Pred done) {
-    uint64_t v = 0;
-    for (Nanos backoff = 100;; backoff = std::min<Nanos>(2 * backoff, 10'000)) {
-      (void)co_await w.read(&v, a, 8);
-      if (done(v)) co_return v;
-      co_await w.sleep(backoff);
-    }
-  }
+struct Mcs : Workload, McsLayout {
+  void setup(SeedRun& run) override { allocate(run); }
 
   Task<void> acquire(Worker& w, uint64_t me) {
     const QNode fresh{1, 0, {}};
@@ -70,18 +39,6 @@ struct Mcs : Workload {
     (void)co_await spin(w, node(me), [](uint64_t locked) { return locked == 0; });
   }
 
-  Task<void> release(Worker& w, uint64_t me) {
-    uint64_t next = 0;
-    (void)co_await w.read(&next, node(me) + offsetof(QNode, next), 8);
-    if (next == 0) {
-      if (value_of(co_await w.cas(tail, me, 0)) == me) co_return;  // nobody queued
-      if (!kWaitForLink) co_return;  // the bug: a successor is linking right now
-      next = co_await spin(w, node(me) + offsetof(QNode, next), [](uint64_t n) { return n != 0; });
-    }
-    const uint64_t unlocked = 0;
-    (void)co_await w.write(node(next) + offsetof(QNode, locked), &unlocked, 8);
-  }
-
   Task<void> run(SeedRun& run, Worker& w) override {
     const uint64_t me = run.worker_index(w) + 1;
     for (uint32_t i = 0; i < run.ops_per_worker(); ++i) {
@@ -93,7 +50,7 @@ struct Mcs : Workload {
       ++v;
       (void)co_await w.write(counter, &v, 8);
       run.holds().exclusive(0, held, w.now(), w.placement());
-      co_await release(w, me);
+      co_await release(w, me, kWaitForLink);
       run.counters().add(0, 1, start, w.now(), w.placement());
       run.op_done(w);
       co_await w.sleep(w.rng().below(30'000));  // work outside the lock

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,9 +51,14 @@ struct Shape {
   uint32_t compute_nodes = 2;
   uint32_t threads_per_node = 2;
   uint32_t coroutines_per_thread = 2;
-  uint32_t memory_node_threads = 0;  // threads on each memory node (CPU access)
+  // Threads on each memory node (CPU access). Each runs one coroutine (one
+  // worker): coroutines_per_thread is for compute threads only.
+  uint32_t memory_node_threads = 0;
   uint32_t ops_per_worker = 30;
-  uint32_t workers() const { return compute_nodes * threads_per_node * coroutines_per_thread; }
+  // The compute workers. SeedRun::workers() adds the memory-node threads,
+  // whose number also depends on the cluster's memory nodes.
+  uint32_t compute_workers() const { return compute_nodes * threads_per_node * coroutines_per_thread; }
+  uint32_t workers() const { return compute_workers(); }
   bool operator==(const Shape&) const = default;
 };
 
@@ -116,14 +122,26 @@ struct Finding {
   // its own (the finding needs one of them, any one).
   std::vector<std::string> sufficient;
   bool protocol_bug = false;
+  // It needs no relaxation but timing: under `sequential` it never happens
+  // without jitter, and does with the plan's jitter or a wider one (a race
+  // of the protocol itself, e.g. a lost wake-up or an ABA). protocol_bug:
+  // it happens under `sequential` without jitter too.
+  bool timing_race = false;
   bool explained = false;
+  // What ablation could not establish, for people: relaxations it flagged
+  // that never acted in the failing run (switching one off only moved the
+  // timing), or that timing could not be held fixed. Empty when exact.
+  std::string explain_note;
   std::vector<std::string> causes;    // the relaxation log's detail (time overlaps)
-  std::vector<std::string> blocked;   // hang/deadlock: every blocked worker and what it waits on
+  // hang/deadlock: the blocked workers (alike ones grouped) and, for each
+  // word they wait on, the last write to it (who, when, what): the root.
+  std::vector<std::string> blocked;
   std::string replay;                 // how to run it again
   uint64_t trace_hash = 0;
   // One line: "seed 17: torn-read: ... [needs read_lines_unordered]".
   std::string summary() const;
-  // "read_lines_unordered + read_overtaken", "none: the protocol itself is wrong", or "".
+  // "read_lines_unordered + read_overtaken", "none: the protocol itself is
+  // wrong", "none: a timing-dependent protocol race", or "".
   std::string explanation() const;
 };
 
@@ -145,9 +163,18 @@ struct Options {
   Nanos max_jitter_ns = 5'000;
   // Stop the sweep at the first failing seed (the time to first hit).
   bool stop_at_first = false;
-  // Explain each failing seed by ablation (up to `explain_limit` of them).
+  // Explain failing seeds by ablation: the first failure of each of the
+  // first `explain_limit` failing seeds.
   bool explain = true;
   uint32_t explain_limit = 3;
+  // Failures kept per seed (the rest are counted in Report::kinds): one noisy
+  // seed must not crowd out the findings of later seeds.
+  uint32_t max_findings_per_seed = 4;
+  // Ablation's jitter for telling a timing-dependent protocol race: a
+  // finding that does not happen under `sequential` without jitter, nor
+  // with the plan's, is tried there with this one (ClusterConfig::kMaxWindowNs).
+  Nanos race_jitter_ns = 1'000'000;
+  uint32_t race_seeds = 256;  // seeds tried with it (stops at the first hit)
   // Ablation's sample: the failing seed and its neighbours (other seeds
   // under the same plan). The sample starts at 1 + ablation_seeds and
   // doubles (up to 1 + max_ablation_seeds) until the unablated plan fails on
@@ -204,8 +231,13 @@ struct Report {
   uint64_t first_failing_seed = 0;  // valid when failing_seeds > 0
   double wall_seconds = 0;
   double seconds_to_first_failure = 0;
-  std::vector<Finding> findings;  // failures (the first 64) and reports (the first 16)
+  // Failures (the first 64, at most max_findings_per_seed per seed) and
+  // reports (the first 16).
+  std::vector<Finding> findings;
   uint64_t findings_total = 0;
+  // Every finding of the sweep by kind, kept or not ("torn-read" -> 12).
+  std::map<std::string, uint64_t> kinds;
+  uint64_t explained_seeds = 0;  // failing seeds whose first failure was explained
   // Findings with failure == false (starvation), counted in findings_total:
   // at most one per seed, so also the seeds that reported one.
   uint64_t reports_total = 0;
@@ -231,8 +263,11 @@ SeedResult run_seed(const WorkloadFactory& factory, const Options& o, uint64_t s
 SeedResult run_seed_observed(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
                              const Shape& shape, const std::function<void(SimBackend&)>& before_run);
 
-// Fills in f.necessary / f.protocol_bug by rerunning its seed with each
-// relaxation of its plan switched off alone, and under `sequential`.
+// Fills in f.protocol_bug / f.timing_race (rerunning its seed and
+// neighbours under `sequential`, without jitter, with the plan's and with
+// race_jitter_ns), else f.necessary / f.sufficient by rerunning them with
+// each relaxation of its plan switched off alone (only relaxations the
+// failing run's log shows acted are named).
 void explain(const WorkloadFactory& factory, const Options& o, Finding* f);
 
 // Shrinks f's shape (fewer nodes, threads, coroutines, operations) while a
@@ -257,8 +292,12 @@ class SeedRun {
   uint64_t seed() const { return plan_.seed; }
   const Shape& shape() const { return shape_; }
   uint32_t ops_per_worker() const { return shape_.ops_per_worker; }
-  uint32_t workers() const { return shape_.workers(); }
-  // 0 .. workers()-1 for compute workers; memory-node threads follow.
+  // Every worker that runs Workload::run: the compute workers, then one per
+  // memory-node thread (Shape::memory_node_threads on each memory node).
+  uint32_t compute_workers() const { return shape_.compute_workers(); }
+  uint32_t workers() const;
+  // 0 .. compute_workers()-1 for compute workers; memory-node threads follow,
+  // up to workers()-1.
   uint32_t worker_index(const Worker& w) const;
 
   // The history models (models.h); record into whichever fit the structure.

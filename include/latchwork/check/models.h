@@ -120,6 +120,10 @@ class MapModel final : public HistoryModel {
 // only shared holds. Holds of one worker never conflict with each other
 // (re-entrant records, upgrades), as in History. Kinds: "overlapping-holds"
 // (two exclusive), "shared-overlaps-exclusive".
+// Record certainly-held intervals only: `acquired` after the acquiring
+// atomic returned success, `released` before the release is posted (a
+// release batched with the critical section's READ leaves none covering the
+// READ). docs/checking.md, "Holds must be certainly held".
 class HoldModel final : public HistoryModel {
  public:
   void exclusive(uint64_t key, Nanos acquired, Nanos released, const Placement& who);
