@@ -8,15 +8,12 @@
 #include <cstdio>
 #include <string>
 
+#include "latchwork/base/hex.h"
 #include "latchwork/base/layout.h"
 
 namespace lw::model_format {
 
-inline std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
+using lw::hex;
 
 inline std::string span(Nanos a, Nanos b) {
   char buf[64];

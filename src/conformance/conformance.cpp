@@ -106,12 +106,6 @@ ClusterConfig Env::shape(uint32_t threads, uint32_t coroutines) const {
   return c;
 }
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
-
 void fill_pattern(std::vector<uint8_t>* buf, uint64_t salt) {
   for (size_t i = 0; i < buf->size(); ++i) (*buf)[i] = pattern(salt, i);
 }

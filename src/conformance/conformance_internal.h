@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "latchwork/backends.h"
+#include "latchwork/base/hex.h"
 #include "latchwork/conformance/conformance.h"
 
 namespace lw::conformance {
@@ -70,7 +71,7 @@ std::vector<CaseDef> ordering_cases();
 std::vector<CaseDef> misuse_cases();
 std::vector<CaseDef> concurrency_cases();
 
-std::string hex(uint64_t v);
+using lw::hex;
 
 // Coroutine `coroutine` of compute thread `thread` on compute node 0.
 constexpr Placement at(uint32_t thread, uint32_t coroutine = 0) {

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "latchwork/base/hex.h"
 #include "latchwork/sim/verb_trace.h"
 #include "sim_impl.h"
 
@@ -26,12 +27,6 @@ bool targets_op(EventKind k) {
     default:
       return false;
   }
-}
-
-std::string hex(uint64_t v) {
-  std::ostringstream os;
-  os << "0x" << std::hex << v;
-  return os.str();
 }
 
 // "READ of 8 B at 0:0x40"

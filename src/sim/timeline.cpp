@@ -7,6 +7,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "latchwork/base/hex.h"
 #include "latchwork/sim/sim_backend.h"
 
 namespace lw {
@@ -42,11 +43,6 @@ std::string qp_track(uint32_t thread, NodeId target) {
 }
 
 double micros(Nanos ns) { return static_cast<double>(ns) / 1000.0; }
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 // Tracks split into lanes (tids) so that slices on one tid never overlap:
 // each slice goes to the first lane of its track free by its start.

@@ -2,18 +2,13 @@
 // after a run, read host-side. Each scheme keeps its "taken" bit elsewhere.
 #include <cstdio>
 
+#include "latchwork/base/hex.h"
 #include "latchwork/structures/tuple_store.h"
 #include "latchwork/sync/exclusive_latch.h"
 #include "latchwork/sync/optimistic_variants.h"
 
 namespace lw {
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string taken(uint64_t key, const char* word, RemoteAddr at, uint64_t v, const std::string& why) {
   return "key " + std::to_string(key) + "'s " + word + " at " + at.to_string() + " is " + hex(v) + " (" +
