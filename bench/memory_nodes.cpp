@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "latchwork/bench/perf.h"
+#include "runs/perf.h"
 #include "sections.h"
 
 namespace lw::bench {

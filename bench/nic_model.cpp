@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "latchwork/bench/perf.h"
+#include "runs/perf.h"
 #include "latchwork/sim/sim_backend.h"
 #include "sections.h"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fuzz_common.h"
-#include "latchwork/cli/flags.h"
+#include "cli/flags.h"
 #include "latchwork/config/cluster_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           max_events = static_cast<int64_t>(d.budget.max_events), any_int = 0;
   uint64_t seed = d.seed;
   double ratio = 0.5;
-  std::string config, profile = "spec", backend = "sim";
+  std::string config, semantics = "spec", backend = "sim";
   bool json = false;
   f.add_int("compute-nodes", &compute_nodes, "compute nodes", 1, lw::ClusterConfig::kMaxNodes);
   f.add_int("threads", &threads, "threads per node", 1, lw::ClusterConfig::kMaxThreadsPerNode);
@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   f.add_uint("seed", &seed, "seed");
   f.add_double("ratio", &ratio, "a number");
   f.add_string("config", &config, "a path");
-  f.add_enum("profile", &profile, {"spec", "connectx", "sequential"}, "semantics");
+  f.add_enum("semantics", &semantics, {"spec", "connectx", "sequential"}, "RDMA semantics");
   f.add_enum("backend", &backend, {"sim", "threads", "verbs"}, "backend");
   f.add_bool("json", &json, "JSON output");
   const std::string e = f.parse(static_cast<int>(argv.size()), argv.data());
@@ -59,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       !in(max_events, 1, static_cast<int64_t>(lw::RunBudget::kMaxEvents)))
     std::abort();  // a value outside its declared range was accepted
   lw::ClusterConfig c = d;
-  if (f.was_set("profile") && !c.set_profile(profile).empty()) std::abort();
+  if (f.was_set("semantics") && !c.set_profile(semantics).empty()) std::abort();
   c.compute_nodes = static_cast<uint32_t>(compute_nodes);
   c.threads_per_node = static_cast<uint32_t>(threads);
   c.coroutines_per_thread = static_cast<uint32_t>(coroutines);

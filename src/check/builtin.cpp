@@ -5,7 +5,7 @@
 
 #include "builtin_internal.h"
 #include "driver_internal.h"
-#include "latchwork/structures/tuple_store.h"
+#include "latchwork/structures/jasny/tuple_store.h"
 
 namespace lw::check {
 namespace {

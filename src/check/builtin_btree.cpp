@@ -5,7 +5,7 @@
 // links, free latches).
 #include "builtin_internal.h"
 #include "latchwork/sim/sim_backend.h"
-#include "latchwork/structures/btree.h"
+#include "latchwork/structures/jasny/btree.h"
 
 namespace lw::check {
 namespace {

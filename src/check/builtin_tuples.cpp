@@ -7,7 +7,7 @@
 
 #include "builtin_internal.h"
 #include "latchwork/sim/sim_backend.h"
-#include "latchwork/structures/tuple_store.h"
+#include "latchwork/structures/jasny/tuple_store.h"
 
 namespace lw::check {
 namespace {

@@ -1,4 +1,4 @@
-#include "latchwork/cli/flags.h"
+#include "cli/flags.h"
 
 #include <cerrno>
 #include <cmath>

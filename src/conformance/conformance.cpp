@@ -1,6 +1,6 @@
 // The conformance suite's runner: the case registry, the record of
 // mismatches, and running cases by name or filter.
-#include "latchwork/conformance/conformance.h"
+#include "conformance/conformance.h"
 
 #include <chrono>
 #include <cinttypes>

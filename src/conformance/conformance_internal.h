@@ -11,7 +11,7 @@
 
 #include "latchwork/backends.h"
 #include "latchwork/base/hex.h"
-#include "latchwork/conformance/conformance.h"
+#include "conformance/conformance.h"
 
 namespace lw::conformance {
 

@@ -1,4 +1,4 @@
-#include "latchwork/litmus/litmus.h"
+#include "litmus/litmus.h"
 
 #include <algorithm>
 #include <array>

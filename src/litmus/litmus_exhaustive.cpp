@@ -9,7 +9,7 @@
 #include <memory>
 #include <set>
 
-#include "latchwork/litmus/litmus.h"
+#include "litmus/litmus.h"
 
 namespace lw {
 namespace {

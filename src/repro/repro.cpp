@@ -1,8 +1,8 @@
-#include "latchwork/repro/repro.h"
-#include "latchwork/repro/repro_lock.h"
-#include "latchwork/repro/repro_rpc.h"
-#include "latchwork/repro/repro_txn.h"
-#include "latchwork/repro/repro_session.h"
+#include "repro/repro.h"
+#include "repro/repro_lock.h"
+#include "repro/repro_rpc.h"
+#include "repro/repro_txn.h"
+#include "repro/repro_session.h"
 
 #include <algorithm>
 #include <atomic>

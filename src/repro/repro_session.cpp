@@ -1,4 +1,4 @@
-#include "latchwork/repro/repro_session.h"
+#include "repro/repro_session.h"
 
 #include <string>
 

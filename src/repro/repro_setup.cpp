@@ -2,7 +2,7 @@
 #include <set>
 #include <sstream>
 
-#include "latchwork/repro/repro.h"
+#include "repro/repro.h"
 
 namespace lw {
 

@@ -7,7 +7,7 @@
 
 #include <set>
 
-#include "latchwork/structures/tuple_store.h"
+#include "latchwork/structures/jasny/tuple_store.h"
 
 namespace lw::check {
 namespace {

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "latchwork/sim/sim_backend.h"
-#include "latchwork/structures/btree.h"
-#include "latchwork/structures/tuple_store.h"
+#include "latchwork/structures/jasny/btree.h"
+#include "latchwork/structures/jasny/tuple_store.h"
 
 namespace lw {
 namespace {

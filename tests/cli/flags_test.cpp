@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "latchwork/cli/flags.h"
+#include "cli/flags.h"
 
 namespace lw::cli {
 namespace {

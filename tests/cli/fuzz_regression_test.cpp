@@ -2,7 +2,7 @@
 // regression tests.
 #include <gtest/gtest.h>
 
-#include "latchwork/cli/flags.h"
+#include "cli/flags.h"
 
 namespace lw::cli {
 namespace {

@@ -1,7 +1,7 @@
 // The backend conformance suite on every in-process backend configuration:
 // each (configuration, case) pair is its own test. Also checks that the
 // suite reports a wrong result and an unknown case as failures.
-#include "latchwork/conformance/conformance.h"
+#include "conformance/conformance.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // never appear under any profile.
 #include <gtest/gtest.h>
 
-#include "latchwork/litmus/litmus.h"
+#include "litmus/litmus.h"
 
 namespace lw {
 namespace {

@@ -1,6 +1,6 @@
 // The flip table on the NIC model (virtual time): the orderings Jasny et al.
 // §4.4-4.5 report for 256-byte tuples hold in the model.
-#include "latchwork/repro/jasny/flip_table.h"
+#include "repro/jasny/flip_table.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "latchwork/repro/repro.h"
+#include "repro/repro.h"
 
 namespace lw {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "latchwork/repro/repro.h"
+#include "repro/repro.h"
 
 namespace lw {
 namespace {

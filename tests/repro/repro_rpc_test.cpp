@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "latchwork/repro/repro_rpc.h"
+#include "repro/repro_rpc.h"
 
 namespace lw {
 namespace {

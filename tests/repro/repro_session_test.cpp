@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "latchwork/repro/repro.h"
-#include "latchwork/repro/repro_session.h"
+#include "repro/repro.h"
+#include "repro/repro_session.h"
 
 namespace lw {
 namespace {

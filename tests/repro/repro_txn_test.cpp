@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "latchwork/repro/repro_txn.h"
+#include "repro/repro_txn.h"
 
 namespace lw {
 namespace {

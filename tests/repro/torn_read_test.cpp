@@ -3,7 +3,7 @@
 // versioning, crc64 and farm never do; sequential semantics never tear.
 #include <gtest/gtest.h>
 
-#include "latchwork/repro/jasny/torn_read.h"
+#include "repro/jasny/torn_read.h"
 
 namespace lw {
 namespace {

@@ -1,6 +1,6 @@
 // The tuple-store workload: measures something, replays by seed, rejects bad
 // options, and orders the latch levels as Jasny et al. Fig. 8 does.
-#include "latchwork/repro/jasny/tuple_workload.h"
+#include "repro/jasny/tuple_workload.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // with lookups beside them, keep every key with its last value and never
 // show a value that was not written (sim under spec over seeds, threads
 // adversarial), and the tree's structure checks out afterwards.
-#include "latchwork/structures/btree.h"
+#include "latchwork/structures/jasny/btree.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "latchwork/sim/sim_backend.h"
-#include "latchwork/structures/tuple_store.h"
+#include "latchwork/structures/jasny/tuple_store.h"
 #include "latchwork/verbs/node_memory_reuse.h"
 
 namespace lw {

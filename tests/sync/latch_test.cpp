@@ -3,7 +3,7 @@
 // readers the latch lets through never see half an increment.
 #include <gtest/gtest.h>
 
-#include "latchwork/repro/jasny/latch_counter.h"
+#include "repro/jasny/latch_counter.h"
 
 namespace lw {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "latchwork/cli/flags.h"
+#include "cli/flags.h"
 #include "latchwork/config/cluster_config.h"
 
 namespace lw::tool {

@@ -5,7 +5,7 @@
 
 #include "cluster_flags.h"
 #include "commands.h"
-#include "latchwork/conformance/conformance.h"
+#include "conformance/conformance.h"
 
 namespace lw::tool {
 

@@ -5,7 +5,7 @@
 #include "cluster_flags.h"
 #include "commands.h"
 #include "latchwork/config/nic_profile.h"
-#include "latchwork/repro/jasny/flip_table.h"
+#include "repro/jasny/flip_table.h"
 #include "progress.h"
 
 namespace lw::tool {

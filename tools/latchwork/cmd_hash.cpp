@@ -4,7 +4,7 @@
 #include "cluster_flags.h"
 #include "process_flags.h"
 #include "commands.h"
-#include "latchwork/bench/hash_run.h"
+#include "runs/hash_run.h"
 #include "progress.h"
 #include "timeline_flags.h"
 

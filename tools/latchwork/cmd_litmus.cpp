@@ -3,7 +3,7 @@
 
 #include "cluster_flags.h"
 #include "commands.h"
-#include "latchwork/litmus/litmus.h"
+#include "litmus/litmus.h"
 
 namespace lw::tool {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "cluster_flags.h"
 #include "commands.h"
-#include "latchwork/bench/perf.h"
+#include "runs/perf.h"
 #include "list_flags.h"
 #include "progress.h"
 #include "timeline_flags.h"

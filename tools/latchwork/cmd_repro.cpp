@@ -15,8 +15,8 @@
 
 #include "cluster_flags.h"
 #include "commands.h"
-#include "latchwork/repro/repro.h"
-#include "latchwork/repro/repro_session.h"
+#include "repro/repro.h"
+#include "repro/repro_session.h"
 #include "output_path.h"
 #include "plot_json.h"
 #include "repro_children.h"

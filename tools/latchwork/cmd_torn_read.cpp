@@ -5,7 +5,7 @@
 #include "cluster_flags.h"
 #include "commands.h"
 #include "report.h"
-#include "latchwork/repro/jasny/torn_read.h"
+#include "repro/jasny/torn_read.h"
 #include "progress.h"
 
 namespace lw::tool {

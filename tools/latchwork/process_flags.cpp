@@ -1,6 +1,6 @@
 #include "process_flags.h"
 
-#include "latchwork/bench/hash_run.h"
+#include "runs/hash_run.h"
 
 namespace lw::tool {
 

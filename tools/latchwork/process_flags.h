@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "latchwork/cli/flags.h"
+#include "cli/flags.h"
 #include "latchwork/config/cluster_config.h"
 
 namespace lw::tool {

@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "latchwork/cli/flags.h"
+#include "cli/flags.h"
 
 namespace lw::tool {
 

@@ -1,8 +1,8 @@
 // Table rows shared by subcommands.
 #pragma once
 
-#include "latchwork/repro/jasny/latch_counter.h"
-#include "latchwork/repro/jasny/torn_read.h"
+#include "repro/jasny/latch_counter.h"
+#include "repro/jasny/torn_read.h"
 
 namespace lw::tool {
 

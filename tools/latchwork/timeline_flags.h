@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "latchwork/cli/flags.h"
+#include "cli/flags.h"
 #include "latchwork/config/cluster_config.h"
 #include "latchwork/sim/timeline.h"
 

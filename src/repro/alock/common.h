@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "latchwork/repro/repro_lock.h"
+#include "repro/repro_lock.h"
 
 namespace lw::alock_repro {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "latchwork/repro/repro_txn.h"
+#include "repro/repro_txn.h"
 
 namespace lw::drtmh {
 

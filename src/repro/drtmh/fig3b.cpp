@@ -1,5 +1,5 @@
 // DrTM+H Fig. 3(b): RPC over SEND/RECV vs one-sided READ (repro_rpc.h).
-#include "latchwork/repro/repro_rpc.h"
+#include "repro/repro_rpc.h"
 
 #include <algorithm>
 #include <mutex>

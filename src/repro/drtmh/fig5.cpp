@@ -1,8 +1,8 @@
 // DrTM+H §4.2 Fig. 5: one-sided READ, WRITE, ATOMIC and two-sided RPC
 // throughput vs payload, (a) on the 16-node cluster and (b) in the emulated
 // 80-node QP setting (5 QPs per destination per thread, picked at random).
-#include "latchwork/repro/repro_rpc.h"
-#include "latchwork/repro/repro_txn.h"
+#include "repro/repro_rpc.h"
+#include "repro/repro_txn.h"
 
 namespace lw {
 namespace {

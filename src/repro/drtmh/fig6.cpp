@@ -1,8 +1,8 @@
 // DrTM+H §4.2 Fig. 6: multi-object reads and writes (10 operations of 64
 // bytes) with the optimizations of §3.2 added one by one: CO (coroutines),
 // OR (outstanding requests), DB (doorbell batching), PA (passive ACK).
-#include "latchwork/repro/repro_rpc.h"
-#include "latchwork/repro/repro_txn.h"
+#include "repro/repro_rpc.h"
+#include "repro/repro_txn.h"
 
 namespace lw {
 namespace {

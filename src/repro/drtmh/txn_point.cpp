@@ -1,6 +1,6 @@
 // Transaction points of the repro figures: resolve the design, build its
 // cluster, run txn::run_txn, report it as a PerfResult (repro_txn.h).
-#include "latchwork/repro/repro_txn.h"
+#include "repro/repro_txn.h"
 
 #include <memory>
 

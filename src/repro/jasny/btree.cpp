@@ -2,7 +2,7 @@
 // 4 KB nodes on one storage node, read by up to 128 workers on 4 compute
 // nodes, unsynchronized vs pessimistic latch coupling vs optimistic lock
 // coupling. The paper states a shape, not values (see the notes).
-#include "latchwork/repro/repro.h"
+#include "repro/repro.h"
 
 namespace lw {
 namespace {

@@ -1,6 +1,6 @@
 // The B-tree workload: bulk load, then timed lookups (and inserts) of
 // uniform random keys by every compute coroutine.
-#include "latchwork/repro/jasny/btree_workload.h"
+#include "repro/jasny/btree_workload.h"
 
 #include <atomic>
 #include <algorithm>
@@ -10,7 +10,7 @@
 
 #include "latchwork/backends.h"
 #include "window_tally.h"
-#include "latchwork/structures/btree.h"
+#include "latchwork/structures/jasny/btree.h"
 
 namespace lw {
 namespace {

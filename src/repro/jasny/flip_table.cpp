@@ -1,10 +1,10 @@
-#include "latchwork/repro/jasny/flip_table.h"
+#include "repro/jasny/flip_table.h"
 
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "latchwork/repro/jasny/tuple_workload.h"
+#include "repro/jasny/tuple_workload.h"
 
 namespace lw {
 namespace {

@@ -1,4 +1,4 @@
-#include "latchwork/repro/jasny/latch_counter.h"
+#include "repro/jasny/latch_counter.h"
 
 #include <atomic>
 #include <cstdio>

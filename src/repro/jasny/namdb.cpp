@@ -5,7 +5,7 @@
 // (storage) nodes, tuples spread round-robin over the memory nodes, keys
 // uniform or Zipf. The x axis is the Zipf parameter (0 = uniform); each
 // series is one (tuple size or worker count, workload, system) triple.
-#include "latchwork/repro/repro.h"
+#include "repro/repro.h"
 
 namespace lw {
 namespace {

@@ -2,7 +2,7 @@
 // model: the SmartNIC's latch RPCs against unpadded NIC atomics (Fig. 18),
 // atomics on the programmable switch (Fig. 22), and switch-assisted
 // optimistic latching against the corrected optimistic baseline (Figs. 25, 26).
-#include "latchwork/repro/repro.h"
+#include "repro/repro.h"
 
 namespace lw {
 namespace {

@@ -3,7 +3,7 @@
 // the optimistic schemes' read-only scalability (§4.5, Fig. 15). The paper
 // states shapes and ratios for these, not values: the figures carry notes
 // with what to check, and `latchwork flips` tabulates the orderings.
-#include "latchwork/repro/repro.h"
+#include "repro/repro.h"
 
 namespace lw {
 namespace {

@@ -1,4 +1,4 @@
-#include "latchwork/repro/jasny/torn_read.h"
+#include "repro/jasny/torn_read.h"
 
 #include <atomic>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "latchwork/repro/jasny/tuple_workload.h"
+#include "repro/jasny/tuple_workload.h"
 
 #include <cstring>
 #include <mutex>
@@ -7,7 +7,7 @@
 
 #include "latchwork/backends.h"
 #include "latchwork/base/zipf.h"
-#include "latchwork/structures/tuple_store.h"
+#include "latchwork/structures/jasny/tuple_store.h"
 #include "window_tally.h"
 
 namespace lw {

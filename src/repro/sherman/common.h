@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "latchwork/repro/repro.h"
-#include "latchwork/bench/sherman_run.h"
+#include "repro/repro.h"
+#include "runs/sherman_run.h"
 
 namespace lw::sherman_repro {
 

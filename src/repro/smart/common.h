@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "latchwork/bench/hash_run.h"
-#include "latchwork/repro/repro.h"
+#include "runs/hash_run.h"
+#include "repro/repro.h"
 
 namespace lw::smart_repro {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "latchwork/repro/repro_txn.h"
+#include "repro/repro_txn.h"
 
 namespace lw {
 

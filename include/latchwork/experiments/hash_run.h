@@ -1,5 +1,0 @@
-// Moved: this header is now <latchwork/bench/hash_run.h>. This forwarding header keeps programs
-// written against the old path compiling; include the new one instead.
-#pragma once
-#pragma message("<latchwork/experiments/hash_run.h> moved to <latchwork/bench/hash_run.h>; include that instead (this forwarding header will be removed)")
-#include "latchwork/bench/hash_run.h"

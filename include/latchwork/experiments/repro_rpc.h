@@ -1,5 +1,0 @@
-// Moved: this header is now <latchwork/repro/repro_rpc.h>. This forwarding header keeps programs
-// written against the old path compiling; include the new one instead.
-#pragma once
-#pragma message("<latchwork/experiments/repro_rpc.h> moved to <latchwork/repro/repro_rpc.h>; include that instead (this forwarding header will be removed)")
-#include "latchwork/repro/repro_rpc.h"

@@ -1,0 +1,73 @@
+#include "runs/sherman_run.h"
+
+#include <gtest/gtest.h>
+
+namespace lw {
+namespace {
+
+// A small windowed Sherman run on the NIC model: 1 compute node of 4 threads
+// x 2 coroutines over 2 memory nodes, write-intensive, 4,096 keys.
+void small_run(ClusterConfig* c, ShermanRunOptions* o) {
+  c->set_profile("connectx");
+  c->nic.profile = "cx5-100g";
+  c->compute_nodes = 1;
+  c->threads_per_node = 4;
+  c->coroutines_per_thread = 2;
+  c->memory_nodes = 2;
+  c->memory_node_bytes = 64ull << 20;
+  ASSERT_TRUE(apply_sherman_index("sherman", o, c));
+  o->mix = TreeMix::kWriteIntensive;
+  o->zipf = 0.99;
+  o->keys = 4096;
+  o->tree.chunk_bytes = 1ull << 20;
+  o->warmup_ns = 20'000;
+  o->measure_ns = 60'000;
+}
+
+// Stopping a run shortly after its window (drain_ns) leaves every number of
+// the window as the run played out gives it: the window's operations,
+// throughput, latencies and write shares; coroutines cut mid-operation are
+// counted as drained.
+TEST(ShermanRun, DrainDeadlineKeepsTheWindowsResults) {
+  ClusterConfig c;
+  ShermanRunOptions o;
+  small_run(&c, &o);
+  const ShermanRunResult full = run_sherman(c, o);
+  ASSERT_TRUE(full.ok()) << full.error;
+  ASSERT_GT(full.ops, 100u);
+  o.drain_ns = 5'000;  // above the coroutines' start offsets, below an operation's tail
+  const ShermanRunResult cut = run_sherman(c, o);
+  ASSERT_TRUE(cut.ok()) << cut.error;
+  EXPECT_GT(cut.drained_workers, 0u) << "the deadline cut no operation: the test checks nothing";
+  EXPECT_EQ(full.drained_workers, 0u);
+  EXPECT_LT(cut.elapsed_ns, full.elapsed_ns);
+  EXPECT_EQ(cut.ops, full.ops);
+  EXPECT_EQ(cut.inserts, full.inserts);
+  EXPECT_EQ(cut.lookups, full.lookups);
+  EXPECT_EQ(cut.mops, full.mops);
+  EXPECT_EQ(cut.latency_us_p50, full.latency_us_p50);
+  EXPECT_EQ(cut.latency_us_p99, full.latency_us_p99);
+  EXPECT_EQ(cut.latency_us_mean, full.latency_us_mean);
+  EXPECT_EQ(cut.write_round_trip_share, full.write_round_trip_share);
+  EXPECT_EQ(cut.lookup_retry_share, full.lookup_retry_share);
+  EXPECT_EQ(cut.bytes_per_op, full.bytes_per_op);
+}
+
+TEST(ShermanRun, DrainDeadlineNeedsTheWindowAndNoVerify) {
+  ClusterConfig c;
+  ShermanRunOptions o;
+  small_run(&c, &o);
+  o.drain_ns = 5'000;
+  EXPECT_EQ(o.validate(c), "");
+  o.verify = true;
+  EXPECT_NE(o.validate(c).find("drain"), std::string::npos);
+  o.verify = false;
+  o.ops_per_worker = 10;
+  EXPECT_NE(o.validate(c).find("drain"), std::string::npos);
+  o.ops_per_worker = 0;
+  o.drain_ns = 2'000'000'000;
+  EXPECT_NE(o.validate(c).find("drain"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lw
