@@ -42,6 +42,7 @@ struct Coroutine final : WorkerPort {
   void unpark() override;
   void charge_cpu(Nanos) override {}  // real CPU time passes by itself
   Nanos now() const override;
+  void relax() override { std::this_thread::yield(); }  // the writer may be preempted
 
   ThreadsBackend::Impl* backend;
   OsThread* thread;

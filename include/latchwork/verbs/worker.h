@@ -120,6 +120,12 @@ class WorkerPort {
   // is a deadlock (the simulator reports it).
   virtual void park(std::coroutine_handle<> h) = 0;
   virtual void unpark() = 0;
+  // A coroutine retrying on state another one must change (a torn node, a
+  // node in mid-split) says so. Where the NIC is a CPU thread (threads
+  // backend) a WRITE half-landed by a preempted thread stays half-landed for
+  // a time slice, so that backend yields the OS thread; a NIC lands its WRITEs
+  // by itself, and the simulator's time passes only by modelled costs: no-op.
+  virtual void relax() {}
 };
 
 // What one coroutine has issued so far (every backend counts the same way):
@@ -177,6 +183,8 @@ class Worker {
   void charge_cpu(Nanos ns) { port_->charge_cpu(ns); }
   // Accounts modelled CPU work (the simulator; a no-op on real hardware).
   void compute(CpuWork kind, uint64_t units) { port_->charge_cpu(port_->work_cost(kind, units)); }
+  // See WorkerPort::relax().
+  void relax() { port_->relax(); }
 
   struct [[nodiscard]] OpAwaiter {
     WorkerPort* port;

@@ -26,8 +26,12 @@ struct Op {
   Worker& w() { return ctx.worker(); }
   // One more re-read, restart or hop; false past the budget. Each counts
   // as a retry for the runtime (note_retry), as the paper's retries do.
+  // Past kRelaxAfter in a row the writer it waits for may be a preempted
+  // thread (threads backend): relax() lets it run (a no-op elsewhere).
+  static constexpr uint32_t kRelaxAfter = 16;
   bool retry() {
     ctx.note_retry();
+    if (attempts >= kRelaxAfter) w().relax();
     return ++attempts <= s.cfg.max_attempts;
   }
 };
