@@ -143,7 +143,11 @@ fi
 # read-modify-write runs in the kernel under a lock, a window of a few
 # instructions. Not a pass/fail check.
 if [ $VERIFY -eq 1 ]; then
-  two "lock-spin-local-cpu" 900 --lock spin-local-cpu --locks 2 --locality 50 --threads 2 --ops 400 --seed 7
+  # A lost release leaves a lock held for good: its waiters give up after
+  # --max-spins polls (each a network round trip under TCG), and the case is
+  # cut at 120 s either way (one run took 15 min with the default bound).
+  two "lock-spin-local-cpu" 120 --lock spin-local-cpu --locks 2 --locality 50 --threads 2 --ops 400 --seed 7 \
+    --max-spins 20000
   echo "     spin-local-cpu (broken by design; exit codes $r0, $r1):" \
     "$(grep -h '^counters:' "$OUT/node-lock-spin-local-cpu-0.txt" "$OUT/node-lock-spin-local-cpu-1.txt" | tr '\n' ';')"
 fi
