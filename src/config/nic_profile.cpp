@@ -38,6 +38,7 @@ const std::vector<NicParams::Field>& NicParams::fields() {
       LW_FIELD(jitter_ns, "ns", Kind::kNanos, "uniform extra delay per network traversal", 0, kNs),
       LW_FIELD(nic_latency_ns, "ns", Kind::kNanos, "one traversal of a NIC's pipeline", 0, kNs),
       LW_FIELD(msg_rate_mops, "M/s", Kind::kDouble, "requests one NIC processes per second", kMinMops, kMaxMops),
+      LW_FIELD(processing_engines, "engines", Kind::kUint32, "in-order processing engines per NIC, one per QP", 1, 1024),
       LW_FIELD(pcie_read_ns, "ns", Kind::kNanos, "DMA read round trip", 0, kNs),
       LW_FIELD(pcie_write_ns, "ns", Kind::kNanos, "posted DMA write until visible", 0, kNs),
       LW_FIELD(pcie_gbps, "Gbit/s", Kind::kDouble, "usable DMA bandwidth", kMinGbps, kMaxGbps),
@@ -112,6 +113,7 @@ const std::vector<std::pair<const char*, bool NicMechanisms::*>>& NicMechanisms:
   static const std::vector<std::pair<const char*, bool NicMechanisms::*>> s = {
       {"link", &NicMechanisms::link},
       {"message_rate", &NicMechanisms::message_rate},
+      {"engines", &NicMechanisms::engines},
       {"pcie", &NicMechanisms::pcie},
       {"lock_table", &NicMechanisms::lock_table},
       {"device_memory", &NicMechanisms::device_memory},

@@ -215,6 +215,13 @@ std::string validate_perf(const ClusterConfig& base, const PerfOptions& o) {
            " is more than the queue pair holds (queue_depth " + std::to_string(c.queue_depth) +
            "): lower --depth or --batch, or raise queue_depth in the --config file";
   if (o.batch > 1 && o.target != "memory") return "--batch needs --target memory";
+  if (o.cas_flow_threads > 0) {
+    if (o.cas_flow_threads >= c.threads_per_node)
+      return "--cas-flow-threads must leave at least one thread of each compute node to the measured flow";
+    if (o.op != Opcode::kRead && o.op != Opcode::kWrite) return "--cas-flow-threads measures a read or write flow";
+    if (o.target != "memory" || o.batch != 1 || c.smart.throttling)
+      return "--cas-flow-threads needs --target memory, --batch 1 and no throttling";
+  }
   if (std::string e = c.validate(); !e.empty()) return e;
   // Every worker keeps a buffer of one transfer.
   if (c.total_workers() * wrs * op_bytes(o) > PerfOptions::kMaxBufferBytes)
@@ -297,6 +304,22 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
     base.push_back(a);
   }
 
+  // Husky's CAS flow: one word per memory node, apart from the targets.
+  std::vector<RemoteAddr> hot;
+  for (NodeId m = 0; o.cas_flow_threads > 0 && m < c.memory_nodes; ++m) {
+    const RemoteAddr a = backend->allocate(m, 64, 4096);
+    LW_CHECK_MSG(!a.is_null(), "perf: allocation failed");
+    const uint64_t zero = 0;
+    backend->host_write(a, &zero, sizeof zero);
+    hot.push_back(a);
+  }
+  PerfOptions cas_flow = o;
+  cas_flow.op = Opcode::kCas;
+  cas_flow.random_region = 0;
+  cas_flow.contended = true;
+  Samples cas_samples(c.total_threads());
+  auto in_cas_flow = [&](const Placement& p) { return p.thread + o.cas_flow_threads >= c.threads_per_node; };
+
   Samples samples(c.total_threads());
   const uint32_t wrs = wrs_per_coroutine(cluster, o);
   // The SMART runtime only when a policy needs it: the plain loop stays
@@ -309,6 +332,11 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
         (uint64_t{p.node} * c.threads_per_node + p.thread) * c.coroutines_per_thread + p.coroutine;
     const uint64_t node = index % nodes;
     const uint64_t slot = o.contended || o.random_region ? 0 : index / nodes;
+    if (in_cas_flow(p)) {
+      co_await perf_worker(w, nullptr, cas_flow, 1, hot[node], 8, w.now(), cas_samples,
+                           cas_samples.threads[thread_index(c, p)]);
+      co_return;
+    }
     co_await perf_worker(w, rt.get(), o, wrs, base[node] + slot * step, region, w.now(), samples,
                          samples.threads[thread_index(c, p)]);
   });
@@ -317,7 +345,7 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
 
   PerfResult r;
   r.op = perf_op_name(o.op);
-  r.workers = c.total_compute_threads() * cluster.coroutines_per_thread;
+  r.workers = (c.total_compute_threads() - uint64_t{c.compute_nodes} * o.cas_flow_threads) * cluster.coroutines_per_thread;
   // Every thread's samples in one vector: the mean is an integer sum and the
   // quantiles a selection, so the order they were recorded in does not matter.
   std::vector<Nanos> latencies;
@@ -344,6 +372,14 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
   if (c.backend == "sim" && stats.wall_seconds > 0)
     r.sim_verbs_per_wall_second = static_cast<double>(stats.verbs) / stats.wall_seconds;
   r.counters = stats.counters;
+  if (o.cas_flow_threads > 0) {
+    uint64_t cas_ops = 0;
+    for (const ThreadSamples& t : cas_samples.threads) cas_ops += t.ops;
+    r.counters["cas_flow.mops"] = static_cast<double>(cas_ops) / seconds / 1e6;
+    r.counters["cas_flow.workers"] =
+        static_cast<double>(uint64_t{c.compute_nodes} * o.cas_flow_threads * cluster.coroutines_per_thread);
+    if (r.error.empty() && !cas_samples.error.empty()) r.error = "CAS flow: " + cas_samples.error;
+  }
   if (rt) {
     // Where Alg. 1 left each thread's C_max: the throttling's choice.
     double sum = 0;
@@ -354,7 +390,7 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
     if (threads > 0) r.counters["smart.credits_limit_mean"] = sum / threads;
   }
   r.trace_hash = stats.trace_hash;
-  r.error = samples.error;
+  if (!samples.error.empty()) r.error = samples.error;
   return r;
 }
 

@@ -43,6 +43,11 @@ struct PerfOptions {
   // Fig. 13b). Up to Batch::kMax go in one signaled batch; a longer one posts
   // its first parts unsignaled on the same queue pair.
   uint32_t batch = 1;
+  // Husky's experiment (NSDI'23 §3): the last this-many threads of every
+  // compute node send CAS to one word per memory node, beside the measured
+  // READ or WRITE flow of the other threads. Their rate is reported as the
+  // counter cas_flow.mops; `mops` and the latencies are the measured flow's.
+  uint32_t cas_flow_threads = 0;
   // SMART Table 1: threads idle in the intervals where the schedule says so
   // (empty: always active). Indexed by thread within its compute node.
   ycsb::ActiveSchedule schedule = {};

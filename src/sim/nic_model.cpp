@@ -81,6 +81,9 @@ NicModel::NicModel(const ClusterConfig& c, const NicParams& p)
   pcie_read_slot_ns_ = ns(1000.0 / p_.pcie_read_mops);
   memory_.reserve(c.memory_nodes);
   for (uint32_t n = 0; n < c.memory_nodes; ++n) memory_.emplace_back(p.lock_table_bits);
+  const size_t engines = m_.engines ? p.processing_engines : 0;
+  for (MemoryNic& mn : memory_) mn.nic.engines.resize(engines);
+  smartnic_.engines.resize(engines);
   compute_.reserve(size_t{c.compute_nodes} + c.memory_nodes);
   const uint32_t contexts =
       c.nic.qp_policy == QpPolicy::kPerThreadContext ? c.threads_per_node : 1;
@@ -92,6 +95,7 @@ NicModel::NicModel(const ClusterConfig& c, const NicParams& p)
   for (uint32_t n = 0; n < c.compute_nodes + c.memory_nodes; ++n) {
     compute_.emplace_back(p.qp_cache_entries);
     ComputeNode& node = compute_.back();
+    node.nic.engines.resize(engines);
     node.wqe_capacity = taken >= p.wqe_cache_entries - floor
                             ? floor
                             : static_cast<uint32_t>(p.wqe_cache_entries - taken);
@@ -147,6 +151,22 @@ uint64_t NicModel::qp_id(const WrRoute& r) const {
     return (uint64_t{1} << 40) + uint64_t{r.thread_in_node} * 4 + (r.memory_node - cfg_.memory_nodes);
   if (cfg_.nic.qp_policy == QpPolicy::kSharedQp) return r.memory_node;
   return uint64_t{r.thread_in_node} * cfg_.memory_nodes + r.memory_node;
+}
+
+Calendar& NicModel::requester_engine(const WrRoute& r) {
+  Nic& nic = requester_nic(r);
+  return nic.engines[qp_id(r) % nic.engines.size()];
+}
+
+Calendar& NicModel::responder_engine(const WrRoute& r) {
+  // The responder's QPs, one per connection: per compute node with a shared
+  // QP, else per thread (a memory-node thread's index may reach past
+  // threads_per_node; the engines are dealt modulo, so that only shares).
+  const bool shared = cfg_.nic.qp_policy == QpPolicy::kSharedQp;
+  const uint64_t connection =
+      shared ? r.compute_node : uint64_t{r.compute_node} * cfg_.threads_per_node + r.thread_in_node;
+  Nic& nic = memory_[r.memory_node].nic;
+  return nic.engines[connection % nic.engines.size()];
 }
 
 NicModel::Nic& NicModel::requester_nic(const WrRoute& r) {
@@ -239,6 +259,12 @@ Nanos NicModel::requester_side(const WrRoute& r, const WorkRequest& wr, Nanos po
     t = requester_dma_read(src, t);
   }
 
+  // The QP's engine takes the request in order, for its issue time.
+  if (m_.engines) {
+    const Nanos e = queue("requester_engine", r, requester_engine(r), t, pu_time());
+    if (e > t) ++counters_.engine_waits;
+    t = e;
+  }
   // Requester processing: the message rate, plus context and WQE refetches.
   ++src.outstanding;
   Nanos busy = m_.message_rate ? pu_time() : 0;
@@ -275,15 +301,23 @@ Nanos NicModel::request_path(const WrRoute& r, const WorkRequest& wr, Nanos post
   t = traverse(r, src, dst, t, wire_bytes(request_payload(wr)), rng) + p_.nic_latency_ns;
 
   // Responder processing (for loopback, the same processing units again).
+  // A READ or WRITE takes its QP's engine for its issue time; an atomic
+  // takes it in atomic(), for as long as it waits and works.
+  if (m_.engines && !is_atomic(wr.opcode)) {
+    const Nanos e = queue("responder_engine", r, responder_engine(r), t, pu_time());
+    if (e > t) ++counters_.engine_waits;
+    t = e;
+  }
   if (m_.message_rate) t = queue("responder_pu", r, dst.pu, t, pu_time()) + pu_time();
   return t;
 }
 
-Nanos NicModel::pm_media(MemoryNic& mn, Nanos t, uint64_t bytes, bool read, bool write) {
+Nanos NicModel::pm_media(MemoryNic& mn, Nanos t, uint64_t bytes, bool read, bool write, bool book) {
   const MemoryConfig& m = cfg_.memory;
   const double media = static_cast<double>(m.pm_media_bytes(bytes));
   const double busy = (read ? media / m.pm_read_bytes_per_ns : 0) + (write ? media / m.pm_write_bytes_per_ns : 0);
-  return mn.pm_media.book(t, std::max<Nanos>(1, ns(busy)), horizon_);
+  const Nanos d = std::max<Nanos>(1, ns(busy));
+  return book ? mn.pm_media.book(t, d, horizon_) : mn.pm_media.earliest_fit(t, d);
 }
 
 AccessTimes NicModel::access(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) {
@@ -319,7 +353,6 @@ AccessTimes NicModel::access(const WrRoute& r, const WorkRequest& wr, bool devic
 }
 
 AccessTimes NicModel::atomic(const WrRoute& r, const WorkRequest& wr, bool device, Nanos start) {
-  MemoryNic& mn = memory_[r.memory_node];
   const bool on_chip = device && m_.device_memory;
   // Read into the NIC, modify, write back: two PCIe transactions (Sherman
   // §3.2.2), none for on-chip memory (Sherman §4.3).
@@ -331,22 +364,54 @@ AccessTimes NicModel::atomic(const WrRoute& r, const WorkRequest& wr, bool devic
   const Nanos read = on_chip ? p_.device_memory_ns : p_.pcie_read_ns + pm_read;
   const Nanos hold = on_chip ? p_.device_memory_ns + p_.device_atomic_ns
                              : p_.pcie_read_ns + p_.atomic_write_back_ns + pm_read + pm_write;
-  Nanos s = start;
-  if (!on_chip && m_.pcie) s = queue("pcie", r, mn.nic.pcie, s, pcie_read_slot());
-  if (pm) s = pm_media(mn, s, 8, true, true);
+  if (!m_.engines) {
+    const Nanos s = atomic_slot_start(r, wr, on_chip, pm, hold, start, true);
+    return {s + read, s + hold};
+  }
+  // The engine is held from when the atomic takes it until its write-back:
+  // the first instant `c` at which the engine is free for all of that.
+  // Each round that fails moves `c` to the end of a booked interval, so the
+  // rounds are bounded by the engine's intervals.
+  Calendar& engine = responder_engine(r);
+  Nanos c = start;
+  const size_t rounds = engine.intervals() + 2;
+  for (size_t round = 0;; ++round) {
+    LW_CHECK_MSG(round < rounds, "an atomic found no free engine interval");
+    const Nanos until = atomic_slot_start(r, wr, on_chip, pm, hold, c, false) + hold;
+    const Nanos fit = engine.earliest_fit(c, until - c);
+    if (fit == c) break;
+    c = fit;
+  }
+  if (c > start) ++counters_.engine_waits;
+  record_wait("responder_engine", r, std::max(start, horizon_), c);
+  const Nanos s = atomic_slot_start(r, wr, on_chip, pm, hold, c, true);
+  LW_CHECK(engine.book(c, s + hold - c, horizon_) == c);
+  return {s + read, s + hold};
+}
+
+Nanos NicModel::atomic_slot_start(const WrRoute& r, const WorkRequest& wr, bool on_chip, bool pm, Nanos hold,
+                                  Nanos s, bool book) {
+  MemoryNic& mn = memory_[r.memory_node];
+  if (!on_chip && m_.pcie)
+    s = book ? queue("pcie", r, mn.nic.pcie, s, pcie_read_slot()) : mn.nic.pcie.earliest_fit(s, pcie_read_slot());
+  if (pm) s = pm_media(mn, s, 8, true, true, book);
   // The lock table: atomics whose addresses share the low bits serialize
   // (Jasny §3.2, Figs. 5, 6), whether or not they touch the same word.
-  if (m_.lock_table) s = queue("lock_table_slot", r, mn.slots[slot_of(wr.remote.offset())], s, hold);
-  return {s + read, s + hold};
+  if (m_.lock_table) {
+    Calendar& slot = mn.slots[slot_of(wr.remote.offset())];
+    s = book ? queue("lock_table_slot", r, slot, s, hold) : slot.earliest_fit(s, hold);
+  }
+  return s;
 }
 
 void NicModel::skip_write_back(const WrRoute& r, const WorkRequest& wr, bool /*device*/,
                                const AccessTimes& t) {
-  if (!m_.lock_table || t.end <= t.begin) return;
-  Calendar& slot = memory_[r.memory_node].slots[slot_of(wr.remote.offset())];
   // Only what lies ahead of the event clock can still be used by others.
   const Nanos from = std::max(t.begin, horizon_);
-  if (from < t.end) slot.release(from, t.end);
+  if (from >= t.end) return;
+  if (m_.lock_table) memory_[r.memory_node].slots[slot_of(wr.remote.offset())].release(from, t.end);
+  // The engine was held until the write-back too (atomic()).
+  if (m_.engines) responder_engine(r).release(from, t.end);
 }
 
 Nanos NicModel::response_path(const WrRoute& r, const WorkRequest& wr, Nanos done, Rng& rng) {
@@ -454,6 +519,7 @@ void NicModel::report(std::map<std::string, double>* out) const {
   (*out)["nic.qp_cache_misses"] = static_cast<double>(counters_.qp_misses);
   (*out)["nic.wqe_cache_misses"] = counters_.wqe_misses;
   (*out)["nic.doorbell_lock_waits"] = static_cast<double>(counters_.doorbell_waits);
+  (*out)["nic.engine_waits"] = static_cast<double>(counters_.engine_waits);
   // Only runs with memory-node threads posting verbs have these (symmetric
   // nodes, ALock §4); other reports stay as they were.
   if (counters_.symmetric_verbs > 0) {

@@ -133,12 +133,19 @@ class NicModel final : public TimingModel {
     uint64_t doorbell_waits = 0;
     uint64_t loopback_verbs = 0;  // memory-node threads' verbs to their own node
     uint64_t symmetric_verbs = 0; // memory-node threads' verbs (loopback included)
+    uint64_t engine_waits = 0;    // requests that queued for their engine
   };
   const Counters& counters() const { return counters_; }
 
  private:
   struct Nic {
     Calendar pu;          // processing units (message rate)
+    // In-order processing engines (nic.mechanisms.engines): each QP's
+    // requests are served by one engine, in order (Fusa §IV-E); an atomic
+    // holds its engine from the moment it is taken until its write-back,
+    // lock-table wait included (Husky, NSDI'23 §3), so what queues behind
+    // it on that engine waits too.
+    std::vector<Calendar> engines;
     Calendar tx, rx;      // the port's two directions
     Calendar pcie;        // DMA engine (responder side)
     uint64_t outstanding = 0;  // posted, not completed WRs (requester side)
@@ -175,6 +182,16 @@ class NicModel final : public TimingModel {
     return static_cast<uint32_t>(offset & ((uint64_t{1} << p_.lock_table_bits) - 1));
   }
   uint64_t qp_id(const WrRoute& r) const;
+  // The engine serving a route's QP: at its requester NIC, and at the
+  // responder, where QPs are numbered connection by connection and dealt
+  // round-robin to the engines.
+  Calendar& requester_engine(const WrRoute& r);
+  Calendar& responder_engine(const WrRoute& r);
+  // Where an atomic starting at `s` reaches its lock-table slot (PCIe read
+  // slot, persistent-memory media, then the slot); books them if `book`,
+  // else only looks.
+  Nanos atomic_slot_start(const WrRoute& r, const WorkRequest& wr, bool on_chip, bool pm, Nanos hold, Nanos s,
+                          bool book);
   // Symmetric nodes (ALock §4): a memory-node thread's route names compute
   // node compute_nodes + node, and its verbs use that node's own NIC.
   bool symmetric(const WrRoute& r) const { return r.compute_node >= cfg_.compute_nodes; }
@@ -207,7 +224,7 @@ class NicModel final : public TimingModel {
   void assign_locks(ComputeNode& node);
   // Persistent memory: books `bytes` (whole media lines) of reads and/or
   // writes on the node's media from `t`; returns when the media starts them.
-  Nanos pm_media(MemoryNic& mn, Nanos t, uint64_t bytes, bool read, bool write);
+  Nanos pm_media(MemoryNic& mn, Nanos t, uint64_t bytes, bool read, bool write, bool book = true);
 
   const ClusterConfig cfg_;
   const NicParams p_;

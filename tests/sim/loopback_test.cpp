@@ -70,8 +70,9 @@ TEST(Loopback, SimpleModelSkipsTheWireButKeepsPcie) {
 // Throughput of loopback CASes (distinct lines, no logical contention) by
 // `threads` threads of one node, one outstanding each, for a fixed virtual
 // window.
-double loopback_cas_mops(uint32_t threads) {
+double loopback_cas_mops(uint32_t threads, bool engines = false) {
   ClusterConfig c = symmetric("cx3-56g", 1, threads);
+  c.nic.mechanisms.engines = engines;
   SimBackend sim(c);
   const RemoteAddr base = sim.allocate(0, uint64_t{threads} * 64);
   constexpr Nanos kWindow = 200'000;
@@ -93,6 +94,7 @@ double loopback_cas_mops(uint32_t threads) {
 }
 
 TEST(Loopback, ManyLoopbackCasSaturateTheNodesPcie) {
+  // Without the processing engines (below), so that PCIe is the limit.
   const double t1 = loopback_cas_mops(1), t8 = loopback_cas_mops(8), t64 = loopback_cas_mops(64),
                t128 = loopback_cas_mops(128);
   // Few threads scale; past the node's PCIe (WQE fetch + atomic read slot +
@@ -101,6 +103,17 @@ TEST(Loopback, ManyLoopbackCasSaturateTheNodesPcie) {
   EXPECT_LT(t128, 1.05 * t64);
   EXPECT_LT(t128, 14.0);  // 2 DMA reads per CAS at 26 M/s: at most 13 M CAS/s
   EXPECT_GT(t128, 9.0);
+}
+
+TEST(Loopback, ConnectX3RunsOneAtomicAtATime) {
+  // cx3-56g has one processing engine (efficient/rdma_bench: about 2.7 M
+  // atomics/s in all, even on independent counters): each CAS holds it for
+  // its 370 ns slot (the count includes CASes posted before the window's end
+  // and completed after it: up to 64 / 200 us = 0.32 M/s more).
+  const double t64 = loopback_cas_mops(64, true);
+  EXPECT_GE(t64, 1000.0 / 370.0 - 0.1);
+  EXPECT_LE(t64, 1000.0 / 370.0 + 0.35);
+  EXPECT_GT(loopback_cas_mops(64), 3 * t64);  // without engines, PCIe is the limit
 }
 
 TEST(Loopback, LoopbackSharesThePcieWithRemoteRequests) {

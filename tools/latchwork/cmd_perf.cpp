@@ -74,6 +74,12 @@ int cmd_perf(int argc, const char* const* argv) {
              "RPC (§5.2). The device is added to the simulated cluster");
   f.add_uint("warmup-us", &warmup_us, "warm-up before measuring (microseconds)", 0, 1'000'000);
   f.add_uint("measure-us", &measure_us, "measurement window (microseconds)", 1, 1'000'000);
+  uint64_t cas_flow_threads = 0;
+  f.add_uint("cas-flow-threads", &cas_flow_threads,
+             "Husky's experiment (NSDI'23 §3): the last N threads of every compute node send CAS to one "
+             "word per memory node beside the measured read or write flow of the other threads; the "
+             "CAS flow's rate is printed after the row (JSON: counters cas_flow.mops)",
+             0, ClusterConfig::kMaxThreadsPerNode);
   f.add_bool("json", &json, "one JSON object per result instead of a table");
 
   // The verb comes first, as in `latchwork perf cas --contended`.
@@ -114,6 +120,7 @@ int cmd_perf(int argc, const char* const* argv) {
   o.warmup_ns = warmup_us * 1000;
   o.measure_ns = measure_us * 1000;
   o.timeline = timeline.recorder();  // records the first point's run
+  o.cas_flow_threads = static_cast<uint32_t>(cas_flow_threads);
 
   auto point_of = [&](uint64_t t, uint64_t s, ClusterConfig* pc, PerfOptions* po) {
     *pc = c;
@@ -162,6 +169,9 @@ int cmd_perf(int argc, const char* const* argv) {
                     c.nic.profile.c_str(), to_string(c.nic.qp_policy), r.to_json().c_str());
       } else {
         print_row(r, is_atomic(o.op) ? 8 : s, t, static_cast<uint64_t>(depth * batch));
+        if (auto it = r.counters.find("cas_flow.mops"); it != r.counters.end())
+          std::printf("# beside it, a CAS flow of %llu threads per compute node: %.2f Mops\n",
+                      static_cast<unsigned long long>(cas_flow_threads), it->second);
       }
       std::fflush(stdout);
     }

@@ -20,6 +20,8 @@ namespace lw {
 struct NicMechanisms {
   bool link = true;           // bandwidth serialization on both ends of each link
   bool message_rate = true;   // per-NIC processing units: a cap on requests per second
+  bool engines = true;        // in-order processing engines, one per QP; an atomic holds its engine
+                              // while it waits for its lock-table slot (head-of-line blocking)
   bool pcie = true;           // responder DMA latency, read-rate cap and bandwidth
   bool lock_table = true;     // atomics serialize per slot of a table indexed by low address bits
   bool device_memory = true;  // on-chip memory serves atomics without PCIe
@@ -43,6 +45,7 @@ struct NicParams {
   // NIC pipeline.
   Nanos nic_latency_ns = 150;      // one traversal of a NIC's pipeline
   double msg_rate_mops = 110;      // requests a NIC processes per microsecond (x1e6/s)
+  uint32_t processing_engines = 32;  // in-order engines per NIC; each QP is served by one
   // PCIe at the responder (and for cache misses at the requester).
   Nanos pcie_read_ns = 300;        // a DMA read round trip
   Nanos pcie_write_ns = 150;       // a posted DMA write becoming visible
