@@ -88,8 +88,11 @@ Task<Status> perf_batch(Worker& w, smart::Context* ctx, const PerfOptions& o, ui
   co_return s;
 }
 
+// `rotate`, if not empty, replaces `target`: round i goes to rotate[i % size]
+// (the symmetric all-to-all's destinations, each at this worker's slot).
 Task<void> perf_worker(Worker& w, smart::Runtime* rt, const PerfOptions& o, uint32_t wrs, RemoteAddr target,
-                       uint64_t region_bytes, Nanos start, Samples& out, ThreadSamples& mine) {
+                       uint64_t region_bytes, Nanos start, Samples& out, ThreadSamples& mine,
+                       std::vector<RemoteAddr> rotate = {}) {
   const uint64_t bytes = op_bytes(o);
   std::vector<std::byte> buf(bytes * wrs, std::byte{0x5a});
   std::optional<smart::Context> ctx;
@@ -100,6 +103,7 @@ Task<void> perf_worker(Worker& w, smart::Runtime* rt, const PerfOptions& o, uint
   for (uint64_t i = 0; i < o.max_ops_per_worker; ++i) {
     const Nanos t0 = w.now();
     if (t0 >= window_end) break;
+    if (!rotate.empty()) target = rotate[i % rotate.size()];
     if (!o.schedule.empty() && !o.schedule.active(w.placement().thread, o.schedule.interval_at(t0))) {
       // Idle for the rest of this interval (SMART Table 1).
       co_await w.sleep(o.schedule.next_boundary(t0) - t0);
@@ -198,6 +202,11 @@ ClusterConfig with_target(const ClusterConfig& base, const PerfOptions& o) {
     c.coroutines_per_thread = static_cast<uint32_t>(c.coroutines_per_thread * split);
   return c;
 }
+// The workers that issue the measured verbs (the CAS flow's included).
+uint64_t perf_workers(const ClusterConfig& c, const PerfOptions& o) {
+  return o.symmetric ? uint64_t{c.memory_nodes} * c.memory_node_threads
+                     : c.total_compute_threads() * c.coroutines_per_thread;
+}
 }  // namespace
 
 std::string validate_perf(const ClusterConfig& base, const PerfOptions& o) {
@@ -215,6 +224,15 @@ std::string validate_perf(const ClusterConfig& base, const PerfOptions& o) {
            " is more than the queue pair holds (queue_depth " + std::to_string(c.queue_depth) +
            "): lower --depth or --batch, or raise queue_depth in the --config file";
   if (o.batch > 1 && o.target != "memory") return "--batch needs --target memory";
+  if (o.symmetric) {
+    if (o.target != "memory") return "--symmetric needs --target memory";
+    if (c.memory_nodes < 2) return "--symmetric needs at least 2 memory nodes (all-to-all never targets its own node)";
+    if (c.memory_node_threads == 0) return "--symmetric needs memory-node threads (memory_node_threads >= 1)";
+    if (c.coroutines_per_thread != 1)
+      return "--symmetric runs one coroutine per memory-node thread: use --batch for more verbs in flight, not --depth";
+    if (o.cas_flow_threads > 0) return "--symmetric and --cas-flow-threads exclude each other";
+    if (c.smart.throttling) return "--symmetric runs without the SMART runtime's throttling";
+  }
   if (o.cas_flow_threads > 0) {
     if (o.cas_flow_threads >= c.threads_per_node)
       return "--cas-flow-threads must leave at least one thread of each compute node to the measured flow";
@@ -250,9 +268,10 @@ std::string validate_perf(const ClusterConfig& base, const PerfOptions& o) {
   if (o.contended && o.random_region) return "--contended and --random-region exclude each other";
   if (o.random_region && o.random_region < op_bytes(o)) return "random region smaller than one op";
   if (o.measure_ns == 0) return "measurement window must be positive";
-  const uint64_t workers = c.total_compute_threads() * c.coroutines_per_thread;
+  const uint64_t workers = perf_workers(c, o);
   const uint64_t nodes = o.target == "memory" ? c.memory_nodes : 1;
-  const uint64_t per_node = (workers + nodes - 1) / nodes;
+  // Symmetric: every worker has its own slot at every other node.
+  const uint64_t per_node = o.symmetric ? workers : (workers + nodes - 1) / nodes;
   const uint64_t need = o.random_region ? o.random_region
                                         : (o.contended ? 1 : per_node) * (o.stride + o.padding) + op_bytes(o) + 4096;
   auto less = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };  // no wrap-around
@@ -277,7 +296,7 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
 
   // One region per memory node, 4 KB aligned so that the low 12 address bits
   // of each target are exactly what the stride and padding make them.
-  const uint64_t workers = c.total_compute_threads() * c.coroutines_per_thread;
+  const uint64_t workers = perf_workers(c, o);
   const std::vector<NodeId> targets = o.target == "switch"     ? std::vector<NodeId>{c.switch_node()}
                                       : o.target == "smartnic" ? std::vector<NodeId>{c.smartnic_node()}
                                                                : [&] {
@@ -286,7 +305,7 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
                                                                    return v;
                                                                  }();
   const uint64_t nodes = targets.size();
-  const uint64_t per_node = (workers + nodes - 1) / nodes;
+  const uint64_t per_node = o.symmetric ? workers : (workers + nodes - 1) / nodes;
   const uint64_t step = o.stride + o.padding;
   const uint64_t region = o.random_region ? o.random_region
                                           : (o.contended ? 1 : per_node) * step + op_bytes(o);
@@ -326,26 +345,51 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
   // exactly what the existing figures ran.
   std::unique_ptr<smart::Runtime> rt;
   if (c.smart.throttling) rt = std::make_unique<smart::Runtime>(backend->config());
-  backend->spawn_compute([&](Worker& w) -> Task<void> {
-    const Placement& p = w.placement();
-    const uint64_t index =
-        (uint64_t{p.node} * c.threads_per_node + p.thread) * c.coroutines_per_thread + p.coroutine;
-    const uint64_t node = index % nodes;
-    const uint64_t slot = o.contended || o.random_region ? 0 : index / nodes;
-    if (in_cas_flow(p)) {
-      co_await perf_worker(w, nullptr, cas_flow, 1, hot[node], 8, w.now(), cas_samples,
-                           cas_samples.threads[thread_index(c, p)]);
-      co_return;
+  if (o.symmetric) {
+    // All-to-all: thread t of node m starts at the (t mod (N-1))-th other
+    // node after its own and moves one node on each round.
+    const uint32_t n = c.memory_nodes;
+    auto rotation = [&](const Placement& p) {
+      const uint64_t slot = o.contended || o.random_region ? 0 : uint64_t{p.node} * c.memory_node_threads + p.thread;
+      std::vector<RemoteAddr> rotate;
+      for (uint32_t k = 0; k + 1 < n; ++k)
+        rotate.push_back(base[(p.node + 1 + (p.thread + k) % (n - 1)) % n] + slot * step);
+      return rotate;
+    };
+    for (uint32_t m = 0; m < n; ++m) {
+      for (uint32_t t = 0; t < c.memory_node_threads; ++t) {
+        backend->spawn({Placement::Kind::kMemory, m, t, 0}, [&](Worker& w) -> Task<void> {
+          std::vector<RemoteAddr> rotate = rotation(w.placement());
+          const RemoteAddr first = rotate[0];
+          co_await perf_worker(w, nullptr, o, wrs, first, region, w.now(), samples,
+                               samples.threads[thread_index(c, w.placement())], std::move(rotate));
+        });
+      }
     }
-    co_await perf_worker(w, rt.get(), o, wrs, base[node] + slot * step, region, w.now(), samples,
-                         samples.threads[thread_index(c, p)]);
-  });
+  } else {
+    backend->spawn_compute([&](Worker& w) -> Task<void> {
+      const Placement& p = w.placement();
+      const uint64_t index =
+          (uint64_t{p.node} * c.threads_per_node + p.thread) * c.coroutines_per_thread + p.coroutine;
+      const uint64_t node = index % nodes;
+      const uint64_t slot = o.contended || o.random_region ? 0 : index / nodes;
+      if (in_cas_flow(p)) {
+        co_await perf_worker(w, nullptr, cas_flow, 1, hot[node], 8, w.now(), cas_samples,
+                             cas_samples.threads[thread_index(c, p)]);
+        co_return;
+      }
+      co_await perf_worker(w, rt.get(), o, wrs, base[node] + slot * step, region, w.now(), samples,
+                           samples.threads[thread_index(c, p)]);
+    });
+  }
   const RunStats stats = backend->run();
   require_within_budget(stats);
 
   PerfResult r;
   r.op = perf_op_name(o.op);
-  r.workers = (c.total_compute_threads() - uint64_t{c.compute_nodes} * o.cas_flow_threads) * cluster.coroutines_per_thread;
+  r.workers = o.symmetric ? workers
+                          : (c.total_compute_threads() - uint64_t{c.compute_nodes} * o.cas_flow_threads) *
+                                cluster.coroutines_per_thread;
   // Every thread's samples in one vector: the mean is an integer sum and the
   // quantiles a selection, so the order they were recorded in does not matter.
   std::vector<Nanos> latencies;
@@ -372,6 +416,7 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
   if (c.backend == "sim" && stats.wall_seconds > 0)
     r.sim_verbs_per_wall_second = static_cast<double>(stats.verbs) / stats.wall_seconds;
   r.counters = stats.counters;
+  if (o.symmetric) r.counters["symmetric.mops_per_node"] = r.mops / c.memory_nodes;
   if (o.cas_flow_threads > 0) {
     uint64_t cas_ops = 0;
     for (const ThreadSamples& t : cas_samples.threads) cas_ops += t.ops;

@@ -48,6 +48,13 @@ struct PerfOptions {
   // READ or WRITE flow of the other threads. Their rate is reported as the
   // counter cas_flow.mops; `mops` and the latencies are the measured flow's.
   uint32_t cas_flow_threads = 0;
+  // DrTM+H Fig. 5's setting: the workers are the memory nodes' threads
+  // (cluster memory_node_threads, one coroutine each), and each round of a
+  // thread goes to the next of the other nodes in turn, so every NIC serves
+  // requests and responses at once (all-to-all; never its own node).
+  // Compute nodes take no part. The counter symmetric.mops_per_node is the
+  // rate per machine.
+  bool symmetric = false;
   // SMART Table 1: threads idle in the intervals where the schedule says so
   // (empty: always active). Indexed by thread within its compute node.
   ycsb::ActiveSchedule schedule = {};

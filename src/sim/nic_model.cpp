@@ -259,6 +259,19 @@ Nanos NicModel::requester_side(const WrRoute& r, const WorkRequest& wr, Nanos po
     t = requester_dma_read(src, t);
   }
 
+  // A QP whose context the cache lost first reads it over this NIC's PCIe
+  // (Husky §2.3: an extra PCIe round trip). The read holds no engine or
+  // processing unit, so misses of different QPs overlap: only their DMA
+  // read slots queue. Installing the context then costs processing-unit
+  // time (qp_miss_ns, below).
+  const bool qp_miss = m_.qp_cache && !node.qps.touch(qp_id(r));
+  if (qp_miss) {
+    ++counters_.qp_misses;
+    const Nanos fetch = std::max(pcie_read_slot(), ns(static_cast<double>(p_.qp_context_bytes) * 8.0 / p_.pcie_gbps));
+    const Nanos s = m_.pcie ? src.pcie.book(t, fetch, horizon_) : t;
+    record_wait("qp_context_miss", r, t, s + p_.pcie_read_ns);
+    t = s + p_.pcie_read_ns;
+  }
   // The QP's engine takes the request in order, for its issue time.
   if (m_.engines) {
     const Nanos e = queue("requester_engine", r, requester_engine(r), t, pu_time());
@@ -269,12 +282,7 @@ Nanos NicModel::requester_side(const WrRoute& r, const WorkRequest& wr, Nanos po
   ++src.outstanding;
   Nanos busy = m_.message_rate ? pu_time() : 0;
   Nanos wait = 0;
-  if (m_.qp_cache && !node.qps.touch(qp_id(r))) {
-    ++counters_.qp_misses;
-    record_wait("qp_context_miss", r, t, t + p_.qp_miss_ns + p_.pcie_read_ns);
-    busy += p_.qp_miss_ns;
-    wait += p_.pcie_read_ns;
-  }
+  if (qp_miss) busy += p_.qp_miss_ns;
   if (m_.wqe_cache && src.outstanding > node.wqe_capacity) {
     // Outstanding WQEs beyond the cache are refetched over PCIe; with no
     // published replacement policy we charge the expected share.

@@ -112,6 +112,13 @@ expect_exit 2 "perf bad nic" -- "$lw" perf read --nic cx9-1600g
 expect_err "unknown nic profile"
 expect_exit 2 "perf misaligned atomics" -- "$lw" perf faa --stride 12
 expect_exit 0 "perf help" -- "$lw" perf --help
+# All-to-all among symmetric nodes: the rate per node follows the row.
+expect_exit 0 "perf symmetric" -- "$lw" perf read --symmetric --memory-nodes 3 --threads 2 --batch 4 --measure-us 20
+grep -q "all-to-all among 3 nodes" "$tmp/out" || { echo "FAIL: perf --symmetric prints no per-node rate"; cat "$tmp/out"; fail=1; }
+expect_exit 2 "perf symmetric on one node" -- "$lw" perf read --symmetric --memory-nodes 1
+expect_err "at least 2 memory nodes"
+expect_exit 2 "perf symmetric with depth" -- "$lw" perf read --symmetric --memory-nodes 2 --depth 4
+expect_err "use --batch"
 expect_exit 0 "repro list" -- "$lw" repro --list
 grep -q "jasny-fig4" "$tmp/out" || { echo "FAIL: repro --list lacks jasny-fig4"; fail=1; }
 expect_exit 2 "repro unknown" -- "$lw" repro fig99

@@ -235,5 +235,49 @@ TEST(Perf, RejectsBadOptions) {
   EXPECT_NE(validate_perf(c, o).find("read or write"), std::string::npos);
 }
 
+// DrTM+H Fig. 5's setting: memory-node threads read from every other node,
+// never their own; every node serves and issues.
+TEST(NicModel, SymmetricAllToAllUsesEveryNodeAndNoLoopback) {
+  ClusterConfig c = tiny(1, 1, 1);
+  c.memory_nodes = 3;
+  c.memory_node_threads = 4;
+  PerfOptions o = quick(Opcode::kRead);
+  o.symmetric = true;
+  o.batch = 2;
+  ASSERT_EQ(validate_perf(c, o), "");
+  const PerfResult r = run_perf(c, o);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.workers, 12u);
+  EXPECT_GT(r.mops, 0);
+  EXPECT_DOUBLE_EQ(r.counters.at("symmetric.mops_per_node"), r.mops / 3);
+  EXPECT_GT(r.counters.at("nic.symmetric_verbs"), 0);
+  EXPECT_EQ(r.counters.at("nic.loopback_verbs"), 0);
+  // Twice the nodes with the same threads each: about twice the rate (each
+  // NIC serves as much as it issues, whatever the cluster's size).
+  c.memory_nodes = 6;
+  const PerfResult six = run_perf(c, o);
+  EXPECT_NEAR(six.mops / r.mops, 2.0, 0.3);
+}
+
+TEST(NicModel, SymmetricPerfRefusesWhatItCannotRun) {
+  ClusterConfig c = tiny(1, 1, 1);
+  c.memory_nodes = 1;
+  c.memory_node_threads = 2;
+  PerfOptions o = quick(Opcode::kRead);
+  o.symmetric = true;
+  EXPECT_NE(validate_perf(c, o).find("at least 2 memory nodes"), std::string::npos);
+  c.memory_nodes = 2;
+  EXPECT_EQ(validate_perf(c, o), "");
+  c.memory_node_threads = 0;
+  EXPECT_NE(validate_perf(c, o).find("memory-node threads"), std::string::npos);
+  c.memory_node_threads = 2;
+  c.coroutines_per_thread = 2;
+  EXPECT_NE(validate_perf(c, o).find("--batch"), std::string::npos);
+  c.coroutines_per_thread = 1;
+  c.threads_per_node = 2;
+  o.cas_flow_threads = 1;
+  EXPECT_NE(validate_perf(c, o).find("exclude"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace lw

@@ -52,7 +52,7 @@ int cmd_perf(int argc, const char* const* argv) {
   int64_t depth = 1, batch = 1;
   uint64_t stride = 64, padding = 0, random_region = 0, warmup_us = 100, measure_us = 500;
   bool contended = false, device = false, json = false;
-  f.add_string("threads", &threads_list, "threads per compute node; a comma list runs a sweep");
+  f.add_string("threads", &threads_list, "threads per compute node (with --symmetric: per memory node); a comma list runs a sweep");
   f.add_string("size", &size_list, "bytes per READ/WRITE (atomics are 8); a comma list runs a sweep");
   f.add_int("depth", &depth, "coroutines per thread, each with --batch verbs outstanding", 1, 1024);
   f.add_int("batch", &batch,
@@ -80,6 +80,13 @@ int cmd_perf(int argc, const char* const* argv) {
              "word per memory node beside the measured read or write flow of the other threads; the "
              "CAS flow's rate is printed after the row (JSON: counters cas_flow.mops)",
              0, ClusterConfig::kMaxThreadsPerNode);
+  bool symmetric = false;
+  f.add_bool("symmetric", &symmetric,
+             "all-to-all among symmetric nodes (DrTM+H Fig. 5's setting): the workers are the "
+             "--memory-nodes' own threads (--threads per node, one coroutine each: use --batch for "
+             "more in flight), each round to the next other node, so every NIC serves requests and "
+             "responses at once; compute nodes take no part. The rate per node is printed after "
+             "the row (JSON: counters symmetric.mops_per_node)");
   f.add_bool("json", &json, "one JSON object per result instead of a table");
 
   // The verb comes first, as in `latchwork perf cas --contended`.
@@ -121,10 +128,16 @@ int cmd_perf(int argc, const char* const* argv) {
   o.measure_ns = measure_us * 1000;
   o.timeline = timeline.recorder();  // records the first point's run
   o.cas_flow_threads = static_cast<uint32_t>(cas_flow_threads);
+  o.symmetric = symmetric;
 
   auto point_of = [&](uint64_t t, uint64_t s, ClusterConfig* pc, PerfOptions* po) {
     *pc = c;
-    pc->threads_per_node = static_cast<uint32_t>(t);
+    if (symmetric) {
+      pc->memory_node_threads = static_cast<uint32_t>(t);  // the workers
+      pc->threads_per_node = 1;                             // idle
+    } else {
+      pc->threads_per_node = static_cast<uint32_t>(t);
+    }
     *po = o;
     po->size = static_cast<uint32_t>(s);
   };
@@ -172,6 +185,8 @@ int cmd_perf(int argc, const char* const* argv) {
         if (auto it = r.counters.find("cas_flow.mops"); it != r.counters.end())
           std::printf("# beside it, a CAS flow of %llu threads per compute node: %.2f Mops\n",
                       static_cast<unsigned long long>(cas_flow_threads), it->second);
+        if (auto it = r.counters.find("symmetric.mops_per_node"); it != r.counters.end())
+          std::printf("# all-to-all among %u nodes: %.2f Mops per node\n", c.memory_nodes, it->second);
       }
       std::fflush(stdout);
     }

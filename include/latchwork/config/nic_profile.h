@@ -58,7 +58,8 @@ struct NicParams {
   Nanos device_atomic_ns = 9;      // slot held by an atomic on device memory
   // Caches at the requester NIC.
   uint32_t qp_cache_entries = 100;
-  Nanos qp_miss_ns = 300;          // NIC time lost fetching a QP context
+  Nanos qp_miss_ns = 300;          // processing-unit time to install a fetched QP context
+  uint32_t qp_context_bytes = 256; // DMA-read over the NIC's PCIe per QP-context miss
   uint32_t wqe_cache_entries = 1088;
   Nanos wqe_miss_ns = 14;          // NIC time lost per WQE refetch
   uint32_t context_cache_entries = 64;  // cache entries each extra device context's MTT/MPT takes

@@ -92,8 +92,7 @@ ReproFigure smart_fig14() {
             "about 13% throughput, not gains 1.67x, because c_max shrinks to 1-2 and the hot-key updates it "
             "serialises are the few that matter. +Backoff alone uses t_max = t_M throughout and matches the paper's "
             "behaviour (0.6 < 1.7 retries). 'none' retries about 2 per update, not 11.5: the model's updates at 96 "
-            "threads are throttled by the QP-cache thrash above and by hot keys serialising (0.6 Mops), so "
-            "fewer of them race at once.";
+            "threads are throttled by hot keys serialising, so fewer of them race at once.";
   return f;
 }
 

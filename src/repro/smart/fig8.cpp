@@ -46,8 +46,9 @@ ReproFigure smart_fig8() {
             "RACE's 5-10 Mops to 34-37 Mops at 32 threads; +WorkReqThrot helps write-heavy at 8-16 threads and "
             "restores 96 threads (12.8 vs 6.7 Mops read-only) by bounding outstanding requests; +ConflictAvoid "
             "carries write-heavy at every thread count (4.6-6.1 Mops from 8 to 96 threads, against 0.7-1.4 "
-            "without it beyond 8 threads), as the paper describes. The 96-thread read misses: the QP-cache "
-            "thrash above.";
+            "without it beyond 8 threads), as the paper describes. The 96-thread read misses: read-only "
+            "overshoots (36.9 vs 23.7: bucket reads smaller than the paper's, no CPU time per operation), "
+            "read-heavy falls short (15.7 vs 21.2).";
   return f;
 }
 
