@@ -235,6 +235,16 @@ class NicModel final : public TimingModel {
   Nic smartnic_;
   std::vector<Calendar> smartnic_cores_;
   Counters counters_;
+  // The WQEs of the batch post_batch last announced, which a symmetric
+  // node's NIC fetches in one DMA read (requester_side).
+  static constexpr uint64_t kWqeBytes = 64;
+  struct WqeFetch {
+    uint32_t thread = ~0u;  // the posting thread (WrRoute::thread)
+    uint32_t left = 0;      // WQEs of the batch not yet taken by requester_side
+    bool booked = false;    // the read is booked; `start` is its slot
+    Nanos start = 0;
+  };
+  WqeFetch wqe_fetch_;
   Nanos pu_ns_ = 0;              // a processing unit's time per message
   Nanos pcie_read_slot_ns_ = 0;  // the DMA engine's time per non-posted read
   struct SerializeMemo {
