@@ -345,24 +345,26 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
   // exactly what the existing figures ran.
   std::unique_ptr<smart::Runtime> rt;
   if (c.smart.throttling) rt = std::make_unique<smart::Runtime>(backend->config());
+  // All-to-all (symmetric): thread t of node m starts at the (t mod (N-1))-th
+  // other node after its own and moves one node on each round. Built before
+  // the run: the coroutines read them while it lasts.
+  std::vector<std::vector<RemoteAddr>> rotations;
   if (o.symmetric) {
-    // All-to-all: thread t of node m starts at the (t mod (N-1))-th other
-    // node after its own and moves one node on each round.
     const uint32_t n = c.memory_nodes;
-    auto rotation = [&](const Placement& p) {
-      const uint64_t slot = o.contended || o.random_region ? 0 : uint64_t{p.node} * c.memory_node_threads + p.thread;
-      std::vector<RemoteAddr> rotate;
-      for (uint32_t k = 0; k + 1 < n; ++k)
-        rotate.push_back(base[(p.node + 1 + (p.thread + k) % (n - 1)) % n] + slot * step);
-      return rotate;
-    };
+    for (uint32_t m = 0; m < n; ++m) {
+      for (uint32_t t = 0; t < c.memory_node_threads; ++t) {
+        const uint64_t slot = o.contended || o.random_region ? 0 : uint64_t{m} * c.memory_node_threads + t;
+        std::vector<RemoteAddr>& rotate = rotations.emplace_back();
+        for (uint32_t k = 0; k + 1 < n; ++k) rotate.push_back(base[(m + 1 + (t + k) % (n - 1)) % n] + slot * step);
+      }
+    }
     for (uint32_t m = 0; m < n; ++m) {
       for (uint32_t t = 0; t < c.memory_node_threads; ++t) {
         backend->spawn({Placement::Kind::kMemory, m, t, 0}, [&](Worker& w) -> Task<void> {
-          std::vector<RemoteAddr> rotate = rotation(w.placement());
-          const RemoteAddr first = rotate[0];
-          co_await perf_worker(w, nullptr, o, wrs, first, region, w.now(), samples,
-                               samples.threads[thread_index(c, w.placement())], std::move(rotate));
+          const Placement& p = w.placement();
+          const std::vector<RemoteAddr>& rotate = rotations[size_t{p.node} * c.memory_node_threads + p.thread];
+          co_await perf_worker(w, nullptr, o, wrs, rotate[0], region, w.now(), samples,
+                               samples.threads[thread_index(c, p)], rotate);
         });
       }
     }
