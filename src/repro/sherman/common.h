@@ -19,6 +19,14 @@ ClusterConfig sherman_cluster(uint32_t compute_nodes = 8, uint32_t threads = 22,
 inline constexpr uint64_t kKeys = 1u << 20;
 // A point of the B+Tree experiment: the index preset on `c`, short windows.
 ShermanRunOptions tree_options(const std::string& index, TreeMix mix, double zipf, ClusterConfig* c);
+// Skewed writes on host-memory locks collapse slowly: spinning CASes hold
+// the NIC's engines, more threads get stuck on hot leaves as time passes,
+// and the rate keeps falling for milliseconds. Those points run a 10 ms
+// warm-up and a 10 ms window, long enough that doubling them moves FG+'s
+// write-intensive rate by 7% (0.28 -> 0.26 Mops; 0.40 at 3 ms, 6.0 at the
+// short window) and Sherman's by under 2% (measured 2026-11-29).
+inline constexpr Nanos kSteadyWindowNs = 10'000'000;
+void steady_state(ShermanRunOptions* o, ClusterConfig* c);
 
 // Sherman Fig. 10/11's steps: FG+, +Combine, +On-Chip, +Hierarchical (with
 // handover), +2-Level Ver (= Sherman).
@@ -39,7 +47,8 @@ size_t point_of(const ReproFigure& f, const std::string& series, double x);
 PaperValue ratio(std::string series, std::string over, double x, double value, std::string source,
                  double tolerance = 0.25);
 // What every Sherman figure's notes share: scale, windows.
-std::string scale_note();
+// `steady`: the figure's points run steady_state() windows.
+std::string scale_note(bool steady = false);
 
 }  // namespace lw::sherman_repro
 
@@ -47,5 +56,6 @@ namespace lw::sherman_repro {
 // Fig. 10/11: for each mix a panel of throughput (one series per step, at
 // x = zipf) and panels of p50 and p99 latency of the same runs. Series are
 // "<mix> <step>", "<mix> p50 <step>", "<mix> p99 <step>".
-void add_breakdown(ReproFigure* f, const std::vector<TreeMix>& mixes, double zipf);
+// `steady`: the points run steady_state() windows.
+void add_breakdown(ReproFigure* f, const std::vector<TreeMix>& mixes, double zipf, bool steady = false);
 }  // namespace lw::sherman_repro

@@ -14,7 +14,8 @@ ReproFigure sherman_fig10() {
   f.x_label = "Zipf parameter";
   f.chart = ReproChart::kBars;  // the paper draws bars
   f.log_x = false;
-  sherman_repro::add_breakdown(&f, {TreeMix::kWriteOnly, TreeMix::kWriteIntensive, TreeMix::kReadIntensive}, 0.99);
+  sherman_repro::add_breakdown(&f, {TreeMix::kWriteOnly, TreeMix::kWriteIntensive, TreeMix::kReadIntensive}, 0.99,
+                               /*steady=*/true);
   const double x = 0.99;
   const std::string wi = "write-intensive", wo = "write-only", ri = "read-intensive";
   const std::string s = "Sherman §5.2.1, Fig. 10";
@@ -41,7 +42,7 @@ ReproFigure sherman_fig10() {
       ratio(ri + " p50 +2-Level Ver", ri + " p50 FG+", x, 1.02,
             s + "(c): Sherman's p50 100 ns (2%) above FG+'s read-intensive (unsorted leaves)", 0.1),
   };
-  f.notes = sherman_repro::scale_note() +
+  f.notes = sherman_repro::scale_note(/*steady=*/true) +
             " The steps: FG+ (sorted leaves written whole with a CRC, host-memory CAS locks, write-back and release "
             "posted one by one), +Combine (write-back and release as one list on one QP), +On-Chip (16-bit lanes "
             "of NIC device memory by masked CAS), +Hierarchical (local lock tables with FIFO queues and handover), "

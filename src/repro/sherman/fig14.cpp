@@ -19,7 +19,9 @@ ReproFigure sherman_fig14() {
     p.x = 0.99;
     p.cluster = sherman_repro::sherman_cluster();
     p.sherman = sherman_repro::tree_options(index, TreeMix::kWriteIntensive, 0.99, &p.cluster);
-    p.sherman->measure_ns = 500'000;
+    // Fig. 10's write-intensive runs, whose windows reach the steady state
+    // (sherman_repro::steady_state); equal options share one run.
+    sherman_repro::steady_state(&*p.sherman, &p.cluster);
     runs.push_back(f.points.size());
     f.points.push_back(p);
   }
@@ -57,7 +59,7 @@ ReproFigure sherman_fig14() {
   v("sherman p99 RT", 11, ".2, Fig. 14(b): Sherman's p99 round trips per write is 11", 0.5);
   v("sherman bytes", 17, ".3, Fig. 14(c): Sherman writes back 17 bytes when it does not split", 0.1);
   v("sherman split", 0.4, ".3, Fig. 14(c): about 0.4% of writes split (> 1 KB)", 0.5);
-  f.notes = sherman_repro::scale_note() +
+  f.notes = sherman_repro::scale_note(/*steady=*/true) +
             " Round trips are the operation's awaited submissions (lock CAS, READ, the combined write-back + "
             "release list; retries count one each). Bytes written are every byte the operation sent to memory "
             "nodes: besides the write-back they include the lock's 8-byte CAS per attempt and its release (2 "
