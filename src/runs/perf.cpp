@@ -207,6 +207,12 @@ uint64_t perf_workers(const ClusterConfig& c, const PerfOptions& o) {
   return o.symmetric ? uint64_t{c.memory_nodes} * c.memory_node_threads
                      : c.total_compute_threads() * c.coroutines_per_thread;
 }
+// Target slots per node: symmetric, every worker has its own slot at every
+// other node; else the workers are dealt over the `nodes` targets.
+uint64_t slots_per_node(const ClusterConfig& c, const PerfOptions& o, uint64_t nodes) {
+  const uint64_t workers = perf_workers(c, o);
+  return o.symmetric ? workers : (workers + nodes - 1) / nodes;
+}
 }  // namespace
 
 std::string validate_perf(const ClusterConfig& base, const PerfOptions& o) {
@@ -268,10 +274,8 @@ std::string validate_perf(const ClusterConfig& base, const PerfOptions& o) {
   if (o.contended && o.random_region) return "--contended and --random-region exclude each other";
   if (o.random_region && o.random_region < op_bytes(o)) return "random region smaller than one op";
   if (o.measure_ns == 0) return "measurement window must be positive";
-  const uint64_t workers = perf_workers(c, o);
   const uint64_t nodes = o.target == "memory" ? c.memory_nodes : 1;
-  // Symmetric: every worker has its own slot at every other node.
-  const uint64_t per_node = o.symmetric ? workers : (workers + nodes - 1) / nodes;
+  const uint64_t per_node = slots_per_node(c, o, nodes);
   const uint64_t need = o.random_region ? o.random_region
                                         : (o.contended ? 1 : per_node) * (o.stride + o.padding) + op_bytes(o) + 4096;
   auto less = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };  // no wrap-around
@@ -305,7 +309,7 @@ PerfResult run_perf(const ClusterConfig& cluster, const PerfOptions& o) {
                                                                    return v;
                                                                  }();
   const uint64_t nodes = targets.size();
-  const uint64_t per_node = o.symmetric ? workers : (workers + nodes - 1) / nodes;
+  const uint64_t per_node = slots_per_node(c, o, nodes);
   const uint64_t step = o.stride + o.padding;
   const uint64_t region = o.random_region ? o.random_region
                                           : (o.contended ? 1 : per_node) * step + op_bytes(o);

@@ -173,8 +173,9 @@ NicModel::Nic& NicModel::requester_nic(const WrRoute& r) {
   return symmetric(r) ? memory_[r.compute_node - cfg_.compute_nodes].nic : compute_[r.compute_node].nic;
 }
 
-Nanos NicModel::requester_dma_read(Nic& nic, Nanos t) {
-  return m_.pcie ? nic.pcie.book(t, pcie_read_slot(), horizon_) : t;
+Nanos NicModel::requester_dma_read(Nic& nic, Nanos t, uint64_t bytes) {
+  const Nanos transfer = ns(static_cast<double>(bytes) * 8.0 / p_.pcie_gbps);
+  return m_.pcie ? nic.pcie.book(t, std::max(pcie_read_slot(), transfer), horizon_) : t;
 }
 
 Nanos NicModel::requester_dma_write(Nic& nic, Nanos t, uint64_t bytes) {
@@ -264,8 +265,7 @@ Nanos NicModel::requester_side(const WrRoute& r, const WorkRequest& wr, Nanos po
     // read slot, or the WQEs' transfer if longer.
     if (wqe_fetch_.left > 0 && wqe_fetch_.thread == r.thread) {
       if (!wqe_fetch_.booked) {
-        const Nanos transfer = ns(static_cast<double>(wqe_fetch_.left) * kWqeBytes * 8.0 / p_.pcie_gbps);
-        wqe_fetch_.start = m_.pcie ? src.pcie.book(t, std::max(pcie_read_slot(), transfer), horizon_) : t;
+        wqe_fetch_.start = requester_dma_read(src, t, uint64_t{wqe_fetch_.left} * kWqeBytes);
         wqe_fetch_.booked = true;
       }
       --wqe_fetch_.left;
@@ -283,8 +283,7 @@ Nanos NicModel::requester_side(const WrRoute& r, const WorkRequest& wr, Nanos po
   const bool qp_miss = m_.qp_cache && !node.qps.touch(qp_id(r));
   if (qp_miss) {
     ++counters_.qp_misses;
-    const Nanos fetch = std::max(pcie_read_slot(), ns(static_cast<double>(p_.qp_context_bytes) * 8.0 / p_.pcie_gbps));
-    const Nanos s = m_.pcie ? src.pcie.book(t, fetch, horizon_) : t;
+    const Nanos s = requester_dma_read(src, t, p_.qp_context_bytes);
     record_wait("qp_context_miss", r, t, s + p_.pcie_read_ns);
     t = s + p_.pcie_read_ns;
   }

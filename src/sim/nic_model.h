@@ -203,9 +203,11 @@ class NicModel final : public TimingModel {
   // compute node's, or (symmetric) the memory node's own, shared with its
   // responder side (processing units, PCIe, outstanding WQEs).
   Nic& requester_nic(const WrRoute& r);
-  // A symmetric requester's own DMA over its PCIe, which its responder side
-  // shares: a non-posted read (WQE fetch) or a posted write of `bytes`.
-  Nanos requester_dma_read(Nic& nic, Nanos t);
+  // A requester NIC's own DMA over its PCIe (a symmetric node's responder
+  // side shares it): a non-posted read of `bytes` (WQEs, a QP context),
+  // which takes a read slot or its transfer, whichever is longer; or a posted
+  // write of `bytes`. Both return when the DMA engine starts them.
+  Nanos requester_dma_read(Nic& nic, Nanos t, uint64_t bytes = 0);
   Nanos requester_dma_write(Nic& nic, Nanos t, uint64_t bytes);
   // Between the two NICs of a request, or nothing for loopback.
   Nanos traverse(const WrRoute& r, Nic& from, Nic& to, Nanos t, uint64_t bytes, Rng& rng);

@@ -235,14 +235,25 @@ TEST(Perf, RejectsBadOptions) {
   EXPECT_NE(validate_perf(c, o).find("read or write"), std::string::npos);
 }
 
+// `nodes` symmetric nodes of `threads` threads each; the compute node idles.
+ClusterConfig symmetric_nodes(uint32_t nodes, uint32_t threads) {
+  ClusterConfig c = tiny(1, 1, 1);
+  c.memory_nodes = nodes;
+  c.memory_node_threads = threads;
+  return c;
+}
+
+PerfOptions all_to_all_reads() {
+  PerfOptions o = quick(Opcode::kRead);
+  o.symmetric = true;
+  return o;
+}
+
 // DrTM+H Fig. 5's setting: memory-node threads read from every other node,
 // never their own; every node serves and issues.
 TEST(NicModel, SymmetricAllToAllUsesEveryNodeAndNoLoopback) {
-  ClusterConfig c = tiny(1, 1, 1);
-  c.memory_nodes = 3;
-  c.memory_node_threads = 4;
-  PerfOptions o = quick(Opcode::kRead);
-  o.symmetric = true;
+  ClusterConfig c = symmetric_nodes(3, 4);
+  PerfOptions o = all_to_all_reads();
   o.batch = 2;
   ASSERT_EQ(validate_perf(c, o), "");
   const PerfResult r = run_perf(c, o);
@@ -260,11 +271,8 @@ TEST(NicModel, SymmetricAllToAllUsesEveryNodeAndNoLoopback) {
 }
 
 TEST(NicModel, SymmetricPerfRefusesWhatItCannotRun) {
-  ClusterConfig c = tiny(1, 1, 1);
-  c.memory_nodes = 1;
-  c.memory_node_threads = 2;
-  PerfOptions o = quick(Opcode::kRead);
-  o.symmetric = true;
+  ClusterConfig c = symmetric_nodes(1, 2);
+  PerfOptions o = all_to_all_reads();
   EXPECT_NE(validate_perf(c, o).find("at least 2 memory nodes"), std::string::npos);
   c.memory_nodes = 2;
   EXPECT_EQ(validate_perf(c, o), "");

@@ -69,5 +69,38 @@ TEST(ShermanRun, DrainDeadlineNeedsTheWindowAndNoVerify) {
   EXPECT_NE(o.validate(c).find("drain"), std::string::npos);
 }
 
+// Sherman Fig. 10's FG+ under skewed writes: spinning lock CASes hold the
+// NIC's engines, so the holder's own verbs queue behind them and more threads
+// get stuck on hot leaves as time passes. The rate keeps falling for
+// milliseconds: a short window does not see the collapse
+// (sherman_repro::steady_state). Fig. 10's 8 compute nodes of 22 threads
+// and 8 memory nodes, 2^16 keys.
+TEST(ShermanRun, FgPlusSkewedWritesCollapseOverMilliseconds) {
+  auto rate = [](Nanos window) {
+    ClusterConfig c;
+    c.set_profile("connectx");
+    c.nic.profile = "cx5-100g";
+    c.compute_nodes = 8;
+    c.threads_per_node = 22;
+    c.coroutines_per_thread = 1;
+    c.memory_nodes = 8;
+    c.memory_node_bytes = 64ull << 20;
+    ShermanRunOptions o;
+    EXPECT_TRUE(apply_sherman_index("fg+", &o, &c));
+    o.mix = TreeMix::kWriteIntensive;
+    o.zipf = 0.99;
+    o.keys = 1u << 16;
+    o.tree.chunk_bytes = 1ull << 20;
+    o.warmup_ns = window;
+    o.measure_ns = window;
+    const ShermanRunResult r = run_sherman(c, o);
+    EXPECT_TRUE(r.ok()) << r.error;
+    return r.mops;
+  };
+  const double short_window = rate(300'000), steady = rate(10'000'000);
+  EXPECT_GT(short_window, 0);
+  EXPECT_LT(steady, short_window / 5) << "short " << short_window << " steady " << steady;
+}
+
 }  // namespace
 }  // namespace lw

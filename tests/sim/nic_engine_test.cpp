@@ -6,8 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "latchwork/config/nic_profile.h"
-#include "nic_model.h"
+#include "nic_test_support.h"
 
 namespace lw::sim {
 namespace {
@@ -24,24 +23,14 @@ struct Fixture {
     cluster.compute_nodes = 1;
     cluster.memory_nodes = 1;
     cluster.threads_per_node = kThreads;
-    NicMechanisms& m = cluster.nic.mechanisms;
-    m.link = m.message_rate = m.pcie = m.qp_cache = m.wqe_cache = m.doorbells = m.cpu_costs = false;
-    m.engines = engines;
-    NicProfile profile;
-    EXPECT_EQ(NicProfile::load("cx5-100g", &profile), "");
-    p = profile.params;
-    p.jitter_ns = 0;
+    test::quiet_mechanisms(&cluster.nic.mechanisms);
+    cluster.nic.mechanisms.engines = engines;
+    p = test::cx5_without_jitter();
     model = std::make_unique<NicModel>(cluster, p);
   }
   // A thread's route: threads `t` and `t + processing_engines` share an engine.
   static WrRoute route(uint32_t thread) { return WrRoute{0, thread, thread, 0}; }
-  static WorkRequest verb(Opcode op, uint64_t offset) {
-    WorkRequest wr;
-    wr.opcode = op;
-    wr.length = 8;
-    wr.remote = RemoteAddr(0, offset);
-    return wr;
-  }
+  static WorkRequest verb(Opcode op, uint64_t offset) { return test::verb8(op, 0, offset); }
   Nanos hold() const { return p.pcie_read_ns + p.atomic_write_back_ns; }
 };
 

@@ -11,8 +11,7 @@
 #include <map>
 #include <string>
 
-#include "latchwork/config/nic_profile.h"
-#include "nic_model.h"
+#include "nic_test_support.h"
 
 namespace lw::sim {
 namespace {
@@ -30,25 +29,16 @@ struct Fixture {
     cluster.memory_nodes = 1;
     cluster.threads_per_node = kThreads;
     NicMechanisms& m = cluster.nic.mechanisms;
-    m.link = m.message_rate = m.wqe_cache = m.doorbells = m.cpu_costs = false;
+    test::quiet_mechanisms(&m);
     m.pcie = true;
     m.qp_cache = qp_cache;
     m.engines = engines;
-    NicProfile profile;
-    EXPECT_EQ(NicProfile::load("cx5-100g", &profile), "");
-    p = profile.params;
-    p.jitter_ns = 0;
+    p = test::cx5_without_jitter();
     p.qp_cache_entries = entries;
     model = std::make_unique<NicModel>(cluster, p);
   }
   static WrRoute route(uint32_t thread) { return WrRoute{0, thread, thread, 0}; }
-  static WorkRequest read(uint64_t offset) {
-    WorkRequest wr;
-    wr.opcode = Opcode::kRead;
-    wr.length = 8;
-    wr.remote = RemoteAddr(0, offset);
-    return wr;
-  }
+  static WorkRequest read(uint64_t offset) { return test::verb8(Opcode::kRead, 0, offset); }
   // A context read's turn on the DMA engine: a read slot, or the context's
   // transfer if longer.
   Nanos fetch_slot() const {

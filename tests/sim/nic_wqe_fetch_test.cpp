@@ -8,8 +8,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "latchwork/config/nic_profile.h"
-#include "nic_model.h"
+#include "nic_test_support.h"
 
 namespace lw::sim {
 namespace {
@@ -24,24 +23,14 @@ struct Fixture {
     cluster.compute_nodes = 1;
     cluster.memory_nodes = 2;
     cluster.memory_node_threads = 4;
-    NicMechanisms& m = cluster.nic.mechanisms;
-    m.link = m.message_rate = m.engines = m.qp_cache = m.wqe_cache = m.doorbells = m.cpu_costs = false;
-    m.pcie = true;
-    NicProfile profile;
-    EXPECT_EQ(NicProfile::load("cx5-100g", &profile), "");
-    p = profile.params;
-    p.jitter_ns = 0;
+    test::quiet_mechanisms(&cluster.nic.mechanisms);
+    cluster.nic.mechanisms.pcie = true;
+    p = test::cx5_without_jitter();
     model = std::make_unique<NicModel>(cluster, p);
   }
   // Memory node 0's thread `t` reading from memory node 1.
   WrRoute route(uint32_t t) const { return WrRoute{cluster.compute_nodes + 0, 100 + t, t, 1}; }
-  static WorkRequest read(uint64_t offset) {
-    WorkRequest wr;
-    wr.opcode = Opcode::kRead;
-    wr.length = 8;
-    wr.remote = RemoteAddr(1, offset);
-    return wr;
-  }
+  static WorkRequest read(uint64_t offset) { return test::verb8(Opcode::kRead, 1, offset); }
   Nanos slot() const { return static_cast<Nanos>(1000.0 / p.pcie_read_mops + 0.5); }
   Nanos fetch(uint32_t wqes) const {
     return std::max(slot(), static_cast<Nanos>(wqes * 64 * 8.0 / p.pcie_gbps + 0.5));
