@@ -151,7 +151,12 @@ ReproFigure drtmh_fig5() {
       "(SEND/RECV over UD, 24 server cores; UD keeps no per-connection QP state, so panel (b) reuses them). "
       "ATOMIC is CAS on distinct, spread words (8 B only). Panel (c) is DrTM+H's own setting for its "
       "per-machine rates: 4 symmetric nodes (the paper has 16), each of 24 threads keeping a batch of 8 "
-      "verbs in flight to the other nodes in turn (perf --symmetric), per node.";
+      "verbs in flight to the other nodes in turn (perf --symmetric), per node. Its READ / ATOMIC ratio misses "
+      "(1.25 vs 1.81; 28.0 and 22.3 M/s per node against 43.5 and 24 per NIC): both verbs are bound by the "
+      "node's PCIe (84% busy for READ), which its own WQE fetches (one DMA read per doorbell), the READs and "
+      "atomics it serves and the completions share; atomics differ only in holding their engine through "
+      "their PCIe wait. DrTM+H's ConnectX-4 atomics may be slower than the cx5 profile's; no source in hand "
+      "states them.";
   return f;
 }
 

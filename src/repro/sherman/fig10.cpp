@@ -46,7 +46,13 @@ ReproFigure sherman_fig10() {
             " The steps: FG+ (sorted leaves written whole with a CRC, host-memory CAS locks, write-back and release "
             "posted one by one), +Combine (write-back and release as one list on one QP), +On-Chip (16-bit lanes "
             "of NIC device memory by masked CAS), +Hierarchical (local lock tables with FIFO queues and handover), "
-            "+2-Level Ver (unsorted leaves, entry-level writes: Sherman). The middle three keep FG+'s node format.";
+            "+2-Level Ver (unsorted leaves, entry-level writes: Sherman). The middle three keep FG+'s node format. "
+            "Misses: +Combine gains 1.27x (paper 3.37x) and +Hierarchical 4.59x (paper 2.22x), most likely "
+            "because a hot leaf's hand-off is set by the lock CASes queued in the NIC, which combining does "
+            "not reduce and the local lock tables nearly remove (not measured step by step); p99 ratios overshoot "
+            "(FG+ write-intensive p99 56x Sherman's, paper 30.2x) because FG+ operations stuck on a hot leaf "
+            "last most of the 10 ms window, and read-intensive FG+'s p99 (60.8 vs 15.3 us) is that tail too; "
+            "Sherman's read-intensive p50 is 0.76 of FG+'s (paper 1.02), FG+'s CRC being charged per byte.";
   return f;
 }
 
