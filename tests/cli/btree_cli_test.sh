@@ -27,6 +27,13 @@ expect_exit 2 "unknown flag" -- "$lw" btree --indx sherman
 expect_err "unknown flag --indx"
 expect_exit 2 "stray argument" -- "$lw" btree sherman
 expect_exit 2 "png without a name" -- "$lw" btree --png=
+expect_exit 2 "bad wrap rule" -- "$lw" btree --wrap-rule timed
+expect_err "not one of"
+expect_exit 2 "wrap bound without the bounded rule" -- "$lw" btree --version-wrap-ns 9000
+expect_err "only with --wrap-rule bounded"
+expect_exit 0 "wrap bound with the bounded rule" -- "$lw" btree --wrap-rule bounded --version-wrap-ns 9000 \
+  --keys 2000 --compute-nodes 1 --threads 2 --memory-nodes 2 --warmup-us 20 --measure-us 50 --json
+python3 -c "import json,sys; r=json.load(open('$tmp/out')); assert r['ops'] > 0, r" || fail=1
 expect_exit 2 "verify with fewer keys than coroutines" -- "$lw" btree --keys 4 --range-size 1 --verify
 
 expect_exit 0 "sherman verified write-intensive" -- "$lw" btree --index sherman --workload write-intensive \

@@ -102,5 +102,39 @@ TEST(ShermanRun, FgPlusSkewedWritesCollapseOverMilliseconds) {
   EXPECT_LT(steady, short_window / 5) << "short " << short_window << " steady " << steady;
 }
 
+// Sherman §4.4's wrap rule meets link-bound READs (Fig. 15's 1 KB keys: 33 KB
+// leaves, 8 threads reading at once on one 100 Gb/s port, so a READ takes
+// about 20 us). The bounded rule distrusts every such READ and retries it;
+// the artifact's rule (version checks alone) takes the image when its
+// versions agree and never counts a wrap retry.
+TEST(ShermanRun, WrapRuleBoundedRetriesSlowReadsCheckOnlyDoesNot) {
+  auto run = [](sherman::WrapRule rule) {
+    ClusterConfig c;
+    ShermanRunOptions o;
+    small_run(&c, &o);
+    c.threads_per_node = 8;
+    c.coroutines_per_thread = 1;
+    o.mix = TreeMix::kReadIntensive;
+    o.zipf = 0;
+    o.keys = 1024;
+    o.tree.key_bytes = 1024;
+    o.tree.node_bytes = 33'472;  // 128 + 32 x (1024 + 16) rounded to 64: Fig. 15's 32 entries a leaf
+    o.tree.wrap_rule = rule;
+    o.tree.max_attempts = 64;
+    o.measure_ns = 200'000;
+    o.collapse_at_budget = true;
+    o.drain_ns = 200'000;
+    const ShermanRunResult r = run_sherman(c, o);
+    EXPECT_TRUE(r.ok()) << r.error;
+    return r;
+  };
+  const ShermanRunResult check = run(sherman::WrapRule::kCheckOnly);
+  const ShermanRunResult bounded = run(sherman::WrapRule::kBounded);
+  EXPECT_EQ(check.tree.wrap_retries, 0u);
+  EXPECT_GT(check.ops, 50u);
+  EXPECT_GT(bounded.tree.wrap_retries, check.ops) << "READs this slow should all retry under the bound";
+  EXPECT_LT(bounded.ops * 2, check.ops) << "bounded " << bounded.ops << " check " << check.ops;
+}
+
 }  // namespace
 }  // namespace lw

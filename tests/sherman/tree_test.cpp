@@ -98,6 +98,11 @@ TEST(ShermanTree, ConfigAndPresets) {
   Scheme s;
   EXPECT_TRUE(parse_scheme("fg+", &s) && s == Scheme::kFgPlus);
   EXPECT_FALSE(parse_scheme("nope", &s));
+  WrapRule w = WrapRule::kCheckOnly;
+  EXPECT_TRUE(parse_wrap_rule("bounded", &w) && w == WrapRule::kBounded);
+  EXPECT_TRUE(parse_wrap_rule("check", &w) && w == WrapRule::kCheckOnly);
+  EXPECT_FALSE(parse_wrap_rule("timed", &w));
+  EXPECT_EQ(TreeConfig{}.wrap_rule, WrapRule::kCheckOnly) << "the default is the artifact's rule";
   ClusterConfig c;
   TreeConfig p;
   EXPECT_TRUE(apply_index_preset("smart-bt", &p, &c));

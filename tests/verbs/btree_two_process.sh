@@ -44,7 +44,7 @@ printf '{"memory_nodes": ["127.0.0.1:7501", "127.0.0.1:7502"], "device": "rxe0",
 OPS=400
 COMMON=(btree --backend verbs --cluster "$CL" --compute-nodes 1 --threads 2 --coroutines 2
         --workload all-ops --zipf 0.9 --keys 512 --range-size 20 --node-bytes 256 --ops-per-worker $OPS
-        --processes 2 --verify --barrier-timeout-ms 120000 --chunk-kb 256 --version-wrap-ns 20000000)
+        --processes 2 --verify --barrier-timeout-ms 120000 --chunk-kb 256)
 
 for index in sherman sherman+ smart-bt fg+; do
   note "$index: two compute processes, one shared tree, all operations, exact check"

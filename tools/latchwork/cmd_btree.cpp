@@ -5,6 +5,7 @@
 
 #include "cluster_flags.h"
 #include "commands.h"
+#include "latchwork/base/assert.h"
 #include "latchwork/base/zipf.h"
 #include "runs/hash_run.h"
 #include "runs/sherman_run.h"
@@ -156,7 +157,7 @@ int cmd_btree(int argc, const char* const* argv) {
   ClusterFlagOptions opts;
   ClusterFlags cluster(f, d, opts);
   TimelineFlags timeline(f);
-  std::string index = "sherman", workload = "write-intensive", png;
+  std::string index = "sherman", workload = "write-intensive", wrap_rule = "check", png;
   double zipf = 0.99;
   uint64_t keys = 1u << 18, range_size = 100, node_bytes = 1024, key_bytes = 8, cache_mb = 500;
   uint64_t warmup_us = 500, measure_us = 1000, ops_per_worker = 0, wrap_ns = 8000, chunk_kb = 8192;
@@ -183,8 +184,12 @@ int cmd_btree(int argc, const char* const* argv) {
   f.add_bool("no-handover", &no_handover, "never hand a held global lock to a local waiter");
   f.add_uint("cache-mb", &cache_mb, "level-1 index cache per compute node, MiB (Sherman: 500; Fig. 15c)", 0,
              1u << 20);
+  f.add_enum("wrap-rule", &wrap_rule, {"check", "bounded"},
+             "two-level versions: when a reader distrusts an image whose versions agree (a 4-bit version may have "
+             "wrapped around during the READ). check: never, the version checks alone decide (Sherman's "
+             "artifact); bounded: a READ slower than --version-wrap-ns retries (Sherman §4.4's text)");
   f.add_uint("version-wrap-ns", &wrap_ns,
-             "two-level versions: a READ slower than this retries (Sherman §4.4: 2^4 x 0.5 us = 8 us; on "
+             "with --wrap-rule bounded: a READ slower than this retries (Sherman §4.4: 2^4 x 0.5 us = 8 us; on "
              "Soft-RoCE a READ alone takes longer, so scale it with the backend's write time)",
              1, 10'000'000'000ull);
   f.add_uint("chunk-kb", &chunk_kb, "the chunks threads take from a memory node by RPC and carve nodes from, KiB "
@@ -229,6 +234,9 @@ int cmd_btree(int argc, const char* const* argv) {
   o.tree.node_bytes = static_cast<uint32_t>(node_bytes);
   o.tree.key_bytes = static_cast<uint32_t>(key_bytes);
   o.tree.cache_bytes = cache_mb << 20;
+  LW_CHECK(sherman::parse_wrap_rule(wrap_rule, &o.tree.wrap_rule));  // add_enum allowed only known names
+  if (f.was_set("version-wrap-ns") && o.tree.wrap_rule != sherman::WrapRule::kBounded)
+    return usage_error(f, "--version-wrap-ns applies only with --wrap-rule bounded");
   o.tree.version_wrap_ns = static_cast<Nanos>(wrap_ns);
   o.tree.chunk_bytes = chunk_kb << 10;
   if (std::string e = o.tree.validate(); !e.empty()) return usage_error(f, e);

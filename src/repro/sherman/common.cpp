@@ -26,7 +26,7 @@ ShermanRunOptions tree_options(const std::string& index, TreeMix mix, double zip
   o.warmup_ns = 200'000;
   o.measure_ns = 300'000;
   // Bounded points: the largest healthy point takes a few million events; a
-  // point that livelocks (two-level READs past version_wrap_ns retried until
+  // point that livelocks (under WrapRule::kBounded, two-level READs past version_wrap_ns retried until
   // max_attempts) would stop at 2^25 events and be reported as collapsed with
   // the operations its window completed (ShermanRunResult::collapsed); the
   // drain deadline below now stops it first, with its window's results.
@@ -111,7 +111,10 @@ std::string scale_note(bool steady) {
              : "a 200 us warm-up and a 300 us measured window of virtual time per point (the paper: seconds)";
   return "Scale: 2^20 keys bulk-loaded 80% full (the paper: 10^9), 1 KB nodes, 8 memory + 8 compute nodes of 22 "
          "threads on the cx5-100g NIC model, " + window + ". Fewer keys make Zipf 0.99's hot keys share fewer "
-         "leaves, so skewed write runs conflict somewhat more than the paper's.";
+         "leaves, so skewed write runs conflict somewhat more than the paper's. Two-level READs are trusted by their "
+         "version checks alone, as Sherman's artifact runs them (--wrap-rule check); §4.4's 8 us bound "
+         "(--wrap-rule bounded) retries every READ that queues past 8 us and collapses Fig. 13 at 528 coroutines, "
+         "Fig. 12 at range 1000 and Fig. 15 at 256 B and 1 KB keys (docs/sherman.md, miss (A)).";
 }
 
 }  // namespace lw::sherman_repro

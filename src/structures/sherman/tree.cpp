@@ -26,6 +26,23 @@ bool parse_scheme(const std::string& s, Scheme* out) {
   return false;
 }
 
+const char* to_string(WrapRule r) {
+  switch (r) {
+    case WrapRule::kCheckOnly: return "check";
+    case WrapRule::kBounded: return "bounded";
+  }
+  return "?";
+}
+
+bool parse_wrap_rule(const std::string& s, WrapRule* out) {
+  for (WrapRule v : {WrapRule::kCheckOnly, WrapRule::kBounded})
+    if (s == to_string(v)) {
+      *out = v;
+      return true;
+    }
+  return false;
+}
+
 const char* to_string(OpKind k) {
   switch (k) {
     case kLookup: return "lookup";
@@ -52,6 +69,7 @@ std::string TreeConfig::validate() const {
   if (speculative_entries == 0) return "speculative_entries must be positive";
   if (!(bulk_fill > 0.0 && bulk_fill <= 1.0)) return "bulk_fill must be in (0, 1]";
   if (max_attempts == 0) return "max_attempts must be positive";
+  if (wrap_rule != WrapRule::kCheckOnly && wrap_rule != WrapRule::kBounded) return "wrap_rule: unknown";
   if (version_wrap_ns == 0) return "version_wrap_ns must be positive";
   if (chunk_bytes < node_bytes || chunk_bytes % 64 != 0 || chunk_bytes > (1ull << 32))
     return "chunk_bytes must be a multiple of 64 in [node_bytes, 2^32]";

@@ -47,10 +47,17 @@ void charge_node_check(Op& op) {
   }
 }
 
+// True when the two-level wrap rule distrusts a READ posted at t0 (WrapRule
+// kBounded: it took longer than version_wrap_ns, so a 4-bit version may have
+// wrapped around during it). Never under the node's lock: no writer is at work.
+bool past_wrap_bound(Op& op, Nanos t0, bool locked) {
+  const TreeConfig& c = op.s.cfg;
+  return !locked && c.scheme == Scheme::kTwoLevel && c.wrap_rule == WrapRule::kBounded &&
+         op.w().now() - t0 > c.version_wrap_ns;
+}
+
 // READs the node at `addr`, checked. An image that fails its check is
-// re-read (torn_reads); so is a two-level READ that took longer than
-// version_wrap_ns (§4.4: a 4-bit version may have wrapped around during
-// it), except under the node's lock, where no writer can be at work.
+// re-read (torn_reads); so is a READ past the wrap bound (past_wrap_bound).
 Task<Status> read_node(Op& op, RemoteAddr addr, bool locked, Node* n, std::vector<std::byte>* img) {
   State& s = op.s;
   LW_CHECK_MSG(!addr.is_null(), "a null node address");
@@ -58,9 +65,9 @@ Task<Status> read_node(Op& op, RemoteAddr addr, bool locked, Node* n, std::vecto
   for (;;) {
     const Nanos t0 = op.w().now();
     if (Status st = co_await op.ctx.read(img->data(), addr, s.cfg.node_bytes); !ok(st)) co_return st;
-    const Nanos t1 = op.w().now();
+    const bool distrusted = past_wrap_bound(op, t0, locked);
     charge_node_check(op);
-    if (!locked && s.cfg.scheme == Scheme::kTwoLevel && t1 - t0 > s.cfg.version_wrap_ns) {
+    if (distrusted) {
       s.stats.wrap_retries.fetch_add(1, std::memory_order_relaxed);
       if (!op.retry()) co_return Status::kRetryExhausted;
       continue;
@@ -678,7 +685,7 @@ Task<Result<uint32_t>> do_range(Op& op, uint64_t from, uint64_t to, std::vector<
     }
     const Nanos t0 = op.w().now();
     if (Status st = co_await op.ctx.execute(b); !ok(st)) co_return Result<uint32_t>{st, appended};
-    if (s.cfg.scheme == Scheme::kTwoLevel && op.w().now() - t0 > s.cfg.version_wrap_ns) {
+    if (past_wrap_bound(op, t0, /*locked=*/false)) {
       // Past the wrap-around bound: these images are not trusted.
       s.stats.wrap_retries.fetch_add(1, std::memory_order_relaxed);
       fetched.resize(fetched.size() - b.size());

@@ -17,7 +17,8 @@
 //              around each leaf entry, front/rear entry versions (FEV/REV).
 //              An entry change writes the entry only; a split bumps the node
 //              versions and writes the node. A READ taking longer than
-//              version_wrap_ns retries (the 4-bit wrap-around rule). This
+//              version_wrap_ns retries when wrap_rule is kBounded (the 4-bit
+//              wrap-around rule of §4.4's text; WrapRule). This
 //              trusts the NIC to fetch a node in increasing address order
 //              (Sherman footnote 5), which the RDMA contract does not give.
 //   kPerLine   SMART §5.2 (FaRM's per-cache-line versions): every 64-byte
@@ -72,6 +73,20 @@ const char* to_string(OpKind k);
 inline constexpr uint64_t kMinKey = 1;
 inline constexpr uint64_t kMaxKey = (uint64_t{1} << 63) - 1;
 
+// When a two-level reader distrusts an image whose versions agree (§4.4): a
+// 4-bit version that wrapped around during the READ (16 writes to one entry,
+// or 16 splits of one node) passes the check.
+//   kCheckOnly  Sherman's artifact: the node and entry version checks alone;
+//               a READ is retried only when a check fails.
+//   kBounded    §4.4's text: a READ slower than version_wrap_ns (2^4 x 0.5 us)
+//               is retried however its versions compare. Under load a READ
+//               queues past 8 us and every operation retries (Fig. 13's
+//               528-coroutine points and Fig. 15's large keys collapse).
+enum class WrapRule : uint8_t { kCheckOnly, kBounded };
+const char* to_string(WrapRule r);
+// "check" | "bounded"; false if unknown.
+bool parse_wrap_rule(const std::string& s, WrapRule* out);
+
 // Deliberately broken variants that `latchwork check` must catch.
 enum class Variant : uint8_t {
   kCorrect,
@@ -99,7 +114,8 @@ struct TreeConfig {
   uint64_t cache_bytes = 500ull << 20;      // level-1 index cache per compute node (§5.1.3)
   double bulk_fill = 0.8;      // bulk load fills leaves and internal nodes this full
   uint32_t max_attempts = 4096;  // re-reads, restarts and sibling hops per operation
-  Nanos version_wrap_ns = 8000;  // two-level: READs longer than this retry (§4.4)
+  WrapRule wrap_rule = WrapRule::kCheckOnly;  // two-level: see WrapRule
+  Nanos version_wrap_ns = 8000;  // kBounded: READs longer than this retry (§4.4)
   uint64_t chunk_bytes = 8ull << 20;  // §4.2.4
   // Several processes on one tree (verbs): the root word and the GLTs are
   // Backend::allocate_shared under this name; "" = a private tree.
@@ -129,7 +145,7 @@ struct TreeStats {
   uint64_t cache_hits = 0, cache_misses = 0, cache_invalidations = 0, cache_evictions = 0;
   uint64_t speculative_hits = 0, speculative_misses = 0;
   uint64_t torn_reads = 0;       // node or entry reads that failed their check
-  uint64_t wrap_retries = 0;     // two-level: READs past version_wrap_ns
+  uint64_t wrap_retries = 0;     // two-level, kBounded: READs past version_wrap_ns
   uint64_t sibling_hops = 0;     // B-link moves right
   uint64_t restarts = 0;         // retraversals from the root
   locks::HoclStats lock;
