@@ -2,7 +2,7 @@
 //
 //   ./build/bench/latchwork_bench [--json FILE] [--quick] [--only SECTION]...
 //
-// Sections: sim, nic, memory, threads. Benchmarks, not tests: nothing here
+// Sections: sim, nic, memory, threads, cpu. Benchmarks, not tests: nothing here
 // asserts a time. Times are best-of-N wall clock on a possibly shared machine.
 #include <cstdio>
 #include <cstring>
@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
       o.repeats = 1;
     } else {
       std::fprintf(stderr,
-                   "usage: %s [--json FILE] [--quick] [--only sim|nic|memory|threads]...\n", argv[0]);
+                   "usage: %s [--json FILE] [--quick] [--only sim|nic|memory|threads|cpu]...\n", argv[0]);
       return 2;
     }
   }
@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
   };
   // Memory first: its resident-memory deltas are cleanest in a fresh process.
   const Section sections[] = {{"memory", memory_nodes}, {"sim", sim_speed},
-                              {"nic", nic_model}, {"threads", threads_cost}};
+                              {"nic", nic_model}, {"threads", threads_cost},
+                              {"cpu", cpu_work}};
   Report report;
   for (const Section& s : sections) {
     bool want = only.empty();

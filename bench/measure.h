@@ -22,6 +22,14 @@ class Stopwatch {
   std::chrono::steady_clock::time_point start_;
 };
 
+// Wall nanoseconds per call of f over `ops` calls.
+template <typename F>
+double sample_ns(uint64_t ops, F& f) {
+  Stopwatch w;
+  for (uint64_t i = 0; i < ops; ++i) f();
+  return w.seconds() * 1e9 / static_cast<double>(ops);
+}
+
 // Resident bytes of this process now (/proc/self/statm).
 uint64_t resident_bytes();
 

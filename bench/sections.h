@@ -14,5 +14,7 @@ void nic_model(const Options& o, Report& r);
 void memory_nodes(const Options& o, Report& r);
 // The threads backend against a seqlock baseline and raw access.
 void threads_cost(const Options& o, Report& r);
+// CPU work per unit the NIC model charges (hash, scan, checks, op issue).
+void cpu_work(const Options& o, Report& r);
 
 }  // namespace lw::bench

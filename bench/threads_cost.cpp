@@ -29,13 +29,6 @@ alignas(64) std::byte raw_memory[1024];
   return expected;
 }
 
-template <typename F>
-double sample_ns(uint64_t ops, F& f) {
-  Stopwatch w;
-  for (uint64_t i = 0; i < ops; ++i) f();
-  return w.seconds() * 1e9 / static_cast<double>(ops);
-}
-
 struct Costs {
   double threads = 1e30, seqlock = 1e30, raw = 1e30;
 };

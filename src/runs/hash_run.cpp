@@ -358,6 +358,7 @@ HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o, ra
         t0 = w.now();
         if (!fixed && t0 >= window_end) break;
       }
+      w.compute(CpuWork::kOpIssue, 1);  // draw the operation and its key, time it
       ycsb::Op op = wl.next(w.rng());
       const OpCounters before = w.counters();
       Status s = Status::kOk;

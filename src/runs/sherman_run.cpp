@@ -276,6 +276,7 @@ ShermanRunResult run_sherman(const ClusterConfig& cluster, const ShermanRunOptio
     uint64_t seq = 0;
     const uint64_t limit = fixed ? o.ops_per_worker : o.max_ops_per_worker;
     for (uint64_t i = 0; i < limit; ++i) {
+      w.compute(CpuWork::kOpIssue, 1);  // draw the operation and its key, time it
       const Nanos t0 = w.now();
       if (!fixed && t0 >= window_end) break;
       const OpType type = tree_workload::draw_op(o.mix, w.rng(), inserter);

@@ -213,7 +213,14 @@ Nanos NicModel::cpu_access() { return p_.cpu_access_ns; }
 
 Nanos NicModel::cpu_work(CpuWork kind, uint64_t units) {
   if (!m_.cpu_costs) return 0;
-  const double per = kind == CpuWork::kCrc64Byte ? p_.crc64_ns_per_byte : p_.farm_check_ns_per_line;
+  double per = 0;
+  switch (kind) {
+    case CpuWork::kCrc64Byte: per = p_.crc64_ns_per_byte; break;
+    case CpuWork::kFarmLine: per = p_.farm_check_ns_per_line; break;
+    case CpuWork::kKeyHash: per = p_.key_hash_ns; break;
+    case CpuWork::kKeyScan: per = p_.key_scan_ns; break;
+    case CpuWork::kOpIssue: per = p_.op_issue_ns; break;
+  }
   return ns(per * static_cast<double>(units));
 }
 

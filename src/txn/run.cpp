@@ -282,6 +282,7 @@ TxnRunResult run_txn(const ClusterConfig& cluster, const TxnWorkload& workload, 
     const NodeId home = symmetric ? static_cast<NodeId>(p.node) : NodeId{0};
     for (uint64_t i = 0; i < o.max_txns_per_worker; ++i) {
       if (fixed && i >= o.txns_per_worker) break;
+      w.compute(CpuWork::kOpIssue, 1);  // draw the transaction and its inputs, time it
       const Nanos start = w.now();
       if (!fixed) {
         if (!began && start >= win_begin) {

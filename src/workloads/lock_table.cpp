@@ -191,6 +191,7 @@ std::string run_lock_table(const LockTableOptions& o, LockTableResult* out) {
     LockClient client(*table, w);
     Tally t;
     for (uint64_t op = 0; op < o.ops_per_worker; ++op) {
+      w.compute(CpuWork::kOpIssue, 1);  // draw the lock, time the operation
       const uint64_t lock = pick_lock(w.rng(), tc.locks, nodes, n, o.locality_percent);
       const bool local = client.is_local(lock);
       const Nanos t0 = w.now();

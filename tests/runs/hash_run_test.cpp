@@ -249,5 +249,33 @@ TEST(HashRun, DrainDeadlineKeepsTheWindowsResults) {
   EXPECT_NE(o.validate(c).find("drain"), std::string::npos);
 }
 
+// The operation's own CPU work (issue 42; NicParams' CPU table, measured by
+// bench/cpu_work.cpp) runs on the thread: with one coroutine every unit
+// charged adds to a lookup's latency. Raising one cost at a time shows where
+// each is charged: the client loop once per operation, the key's hash once
+// per operation, the scan once over the 28 slots of the two combined
+// buckets. With the cpu_costs mechanism off none is charged.
+TEST(HashRun, OperationCpuWorkIsChargedOnTheThread) {
+  auto mean_us = [](const char* param, double value, bool cpu_costs) {
+    ClusterConfig c = small_cluster("smart-ht", 1, 1);
+    if (param) c.nic.overrides[param] = value;
+    c.nic.mechanisms.cpu_costs = cpu_costs;
+    HashRunOptions o;
+    o.table = "smart-ht";
+    o.mix = ycsb::Mix::kReadOnly;
+    o.zipf = 0;
+    o.keys = 1000;
+    o.ops_per_worker = 200;
+    const HashRunResult r = run_hash(c, o);
+    EXPECT_TRUE(r.ok()) << r.error;
+    return r.latency_us_mean;
+  };
+  const double base = mean_us(nullptr, 0, true);
+  EXPECT_NEAR(mean_us("op_issue_ns", 10'000, true) - base, 10.0 - 0.119, 0.3);
+  EXPECT_NEAR(mean_us("key_hash_ns", 10'000, true) - base, 10.0 - 0.0018, 0.3);
+  EXPECT_NEAR(mean_us("key_scan_ns", 1'000, true) - base, 28 * (1.0 - 0.00052), 0.6);
+  EXPECT_NEAR(mean_us("op_issue_ns", 10'000, false), mean_us(nullptr, 0, false), 0.05);
+}
+
 }  // namespace
 }  // namespace lw

@@ -74,8 +74,11 @@ struct NicParams {
   Nanos poll_cpu_ns = 40;          // polling one completion
   Nanos coroutine_switch_ns = 20;  // resuming a coroutine
   Nanos cpu_access_ns = 20;        // a memory-node CPU load/store/atomic
-  double crc64_ns_per_byte = 1.0;       // CRC-64 of one byte (optimistic CRC scheme)
-  double farm_check_ns_per_line = 2.0;  // one FaRM cache-line version checked or stamped
+  double crc64_ns_per_byte = 0.52;      // CRC-64 of one byte (optimistic CRC scheme)
+  double farm_check_ns_per_line = 1.2;  // one FaRM cache-line version checked or stamped
+  double key_hash_ns = 1.8;             // one key through a structure's hash functions
+  double key_scan_ns = 0.52;            // one slot or entry tested in a scan
+  double op_issue_ns = 119;             // a client's per-operation loop (key draw, timing)
   // Smart network hardware (Jasny §5.2-5.5; config/network_devices.h).
   Nanos switch_pipeline_ns = 200;  // one pass through a programmable switch's pipeline
   uint32_t smartnic_cores = 8;     // SmartNIC cores serving latch RPCs

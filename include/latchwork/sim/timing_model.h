@@ -135,7 +135,10 @@ class SimpleTimingModel final : public TimingModel {
   }
   Nanos poll_cpu() override { return c_.poll_cpu_ns; }
   Nanos cpu_access() override { return c_.cpu_access_ns; }
+  // The checks only: the fixed-cost model has no CPU table for an
+  // operation's own steps (the calibrated NIC model does).
   Nanos cpu_work(CpuWork kind, uint64_t units) override {
+    if (kind != CpuWork::kCrc64Byte && kind != CpuWork::kFarmLine) return 0;
     const double per = kind == CpuWork::kCrc64Byte ? c_.crc64_ns_per_byte : c_.farm_check_ns_per_line;
     return static_cast<Nanos>(per * static_cast<double>(units) + 0.5);
   }

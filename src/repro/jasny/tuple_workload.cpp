@@ -78,6 +78,7 @@ TupleWorkloadResult run_tuple_workload(const ClusterConfig& base, const TupleWor
     tally.begin = w.now() + o.warmup_ns;
     tally.end = tally.begin + o.measure_ns;
     for (uint64_t i = 0; i < o.max_ops_per_worker; ++i) {
+      w.compute(CpuWork::kOpIssue, 1);  // draw the key, time the operation
       const Nanos t0 = w.now();
       if (t0 >= tally.end) break;
       const uint64_t key = keys.sample(w.rng());

@@ -241,6 +241,11 @@ struct HashTable::State {
     h.fp = static_cast<uint8_t>(h1 >> 12);
     return h;
   }
+  // hash(key) on a compute thread: the CPU time is charged to it.
+  KeyHash hash(Worker& w, uint64_t key) const {
+    w.compute(CpuWork::kKeyHash, 1);
+    return hash(key);
+  }
   RemoteAddr group_addr(const KeyHash& h, uint64_t main) const {
     return subtable_base[h.subtable] + (main / 2) * kGroupBytes;
   }
@@ -413,6 +418,7 @@ Task<Status> read_buckets(smart::Context& ctx, const HashTable::State& s, const 
 Task<Status> find(smart::Context& ctx, const Snapshot& snap, const KeyHash& h, uint64_t key, bool all,
                   Matches* out) {
   out->n = 0;
+  ctx.worker().compute(CpuWork::kKeyScan, snap.entries.size());
   for (const Snapshot::Entry& e : snap.entries) {
     if (e.word == 0 || slot_fp(e.word) != h.fp) continue;
     LW_CHECK_MSG(slot_len(e.word) == kBlockLines, "a slot with a block length this table never writes");
@@ -428,11 +434,13 @@ Task<Status> find(smart::Context& ctx, const Snapshot& snap, const KeyHash& h, u
 
 // An empty slot for a new copy of `h`'s key, in the combined bucket with
 // more free slots (RACE balances the two), in its main bucket if that has
-// room, else in its overflow bucket. Null when all 28 are taken. With `rng`
-// the slot is drawn among the free ones of that bucket: inserts of different
+// room, else in its overflow bucket. Null when all 28 are taken. With a
+// worker `w` (charged the scan) the slot is drawn from w's rng among the free ones of that bucket: inserts of different
 // keys racing for one bucket then mostly take different slots instead of
 // failing their CAS on the first free one (host_insert takes the first).
-RemoteAddr choose_empty(const Snapshot& snap, const KeyHash& h, Rng* rng) {
+RemoteAddr choose_empty(const Snapshot& snap, const KeyHash& h, Worker* w) {
+  Rng* rng = w ? &w->rng() : nullptr;
+  if (w) w->compute(CpuWork::kKeyScan, snap.entries.size());
   uint32_t free[2] = {0, 0};
   for (int c = 0; c < 2; ++c)
     for (int b = 0; b < 2; ++b)
@@ -500,7 +508,7 @@ Task<Result<HashTable::Found>> HashTable::lookup(smart::Context& ctx, uint64_t k
   LW_CHECK_MSG(state_, "an empty HashTable handle");
   LW_CHECK_MSG(key != 0, "key 0 marks nothing");
   co_await ctx.begin_op(kLookup);
-  const KeyHash h = state_->hash(key);
+  const KeyHash h = state_->hash(ctx.worker(), key);
   Result<Found> r;
   Snapshot snap;
   r.status = co_await read_buckets(ctx, *state_, h, &snap);
@@ -518,7 +526,7 @@ Task<Result<bool>> HashTable::insert(smart::Context& ctx, uint64_t key, uint64_t
   LW_CHECK_MSG(key != 0, "key 0 marks nothing");
   co_await ctx.begin_op(kInsert);
   State& s = *state_;
-  const KeyHash h = s.hash(key);
+  const KeyHash h = s.hash(ctx.worker(), key);
   Result<bool> r;
   PendingBlock p;
   r.status = co_await prepare_block(ctx, s, h, key, value, &p);
@@ -541,7 +549,7 @@ Task<Result<bool>> HashTable::insert(smart::Context& ctx, uint64_t key, uint64_t
     if (m.n > 0) {
       target = m.m[0].slot;
       expected = m.m[0].word;
-    } else if (target = choose_empty(snap, h, &ctx.worker().rng()); target.is_null()) {
+    } else if (target = choose_empty(snap, h, &ctx.worker()); target.is_null()) {
       r.status = Status::kOutOfBounds;  // both combined buckets full; no resizing
       break;
     }
@@ -589,7 +597,7 @@ Task<Result<bool>> HashTable::update(smart::Context& ctx, uint64_t key, uint64_t
   LW_CHECK_MSG(key != 0, "key 0 marks nothing");
   co_await ctx.begin_op(kUpdate);
   State& s = *state_;
-  const KeyHash h = s.hash(key);
+  const KeyHash h = s.hash(ctx.worker(), key);
   Result<bool> r;
   PendingBlock p;
   r.status = co_await prepare_block(ctx, s, h, key, value, &p);
@@ -625,7 +633,7 @@ Task<Result<bool>> HashTable::remove(smart::Context& ctx, uint64_t key) const {
   LW_CHECK_MSG(key != 0, "key 0 marks nothing");
   co_await ctx.begin_op(kRemove);
   State& s = *state_;
-  const KeyHash h = s.hash(key);
+  const KeyHash h = s.hash(ctx.worker(), key);
   Result<bool> r;
   for (uint32_t attempts = 0;;) {
     if (attempts >= s.cfg.max_attempts) {

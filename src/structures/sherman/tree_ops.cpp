@@ -6,6 +6,7 @@
 // re-reads, restarts and sibling hops), past which the operation returns
 // kRetryExhausted.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "latchwork/base/assert.h"
@@ -47,6 +48,15 @@ void charge_node_check(Op& op) {
   }
 }
 
+// The search of a node just read and checked (CPU the simulator charges):
+// an unsorted leaf is scanned entry by entry (Sherman §4.2.2), sorted keys
+// (FG+'s leaves, every internal node) are binary searched.
+void charge_node_search(Op& op, const Node& n) {
+  const bool scan = n.is_leaf() && !op.s.format.sorted_leaves();
+  const uint64_t keys = n.is_leaf() ? n.entries.size() : n.keys.size();
+  op.w().compute(CpuWork::kKeyScan, scan ? keys : std::bit_width(keys));
+}
+
 // True when the two-level wrap rule distrusts a READ posted at t0 (WrapRule
 // kBounded: it took longer than version_wrap_ns, so a 4-bit version may have
 // wrapped around during it). Never under the node's lock: no writer is at work.
@@ -77,6 +87,7 @@ Task<Status> read_node(Op& op, RemoteAddr addr, bool locked, Node* n, std::vecto
       if (!op.retry()) co_return Status::kRetryExhausted;
       continue;
     }
+    charge_node_search(op, *n);
     co_return Status::kOk;
   }
 }
@@ -708,6 +719,7 @@ Task<Result<uint32_t>> do_range(Op& op, uint64_t from, uint64_t to, std::vector<
     if (it != fetched.end()) {
       charge_node_check(op);
       have = s.format.decode(buf.data() + it->second * nb, &n);
+      if (have) charge_node_search(op, n);
       if (!have) s.stats.torn_reads.fetch_add(1, std::memory_order_relaxed);
       fetched.erase(it);  // used once; a retry READs it again
     }
