@@ -199,9 +199,13 @@ std::string nic_from_json(const json& j, NicConfig* nic) {
 std::string rpc_from_json(const json& j, RpcConfig* rpc) {
   if (!j.is_object()) return "rpc must be an object";
   std::string e;
-  if (!(e = reject_unknown(j, {"cores_per_node", "queue_capacity", "recv_cpu_ns", "reply_cpu_ns"},
+  if (!(e = reject_unknown(j, {"servers", "cores_per_node", "queue_capacity", "recv_cpu_ns", "reply_cpu_ns"},
                            "rpc")).empty())
     return e;
+  if (j.contains("servers")) {
+    if (!j["servers"].is_string() || !parse_rpc_servers(j["servers"].get<std::string>(), &rpc->servers))
+      return "rpc.servers must be \"cores\" or \"workers\"";
+  }
   if (!(e = take(j, "cores_per_node", &rpc->cores_per_node, "rpc.cores_per_node")).empty()) return e;
   if (!(e = take(j, "queue_capacity", &rpc->queue_capacity, "rpc.queue_capacity")).empty()) return e;
   if (!(e = take(j, "recv_cpu_ns", &rpc->recv_cpu_ns, "rpc.recv_cpu_ns")).empty()) return e;
@@ -397,6 +401,11 @@ std::string ClusterConfig::validate() const {
   }
   if (!(e = budget.validate()).empty()) return e;
   if (!(e = rpc.validate()).empty()) return e;
+  if (rpc.servers == RpcServers::kWorkers && memory_node_threads == 0)
+    return "rpc.servers workers needs memory-node threads to serve the calls (memory_node_threads >= 1)";
+  if (rpc.servers == RpcServers::kWorkers && backend != "sim")
+    return "rpc.servers workers exists only in the simulator (backend sim); real backends serve calls on "
+           "dedicated cores";
   if (!(e = smart.validate()).empty()) return e;
   if (!(e = memory.validate()).empty()) return e;
   Semantics probe;
@@ -495,7 +504,8 @@ std::string ClusterConfig::to_json() const {
         {"max_virtual_ns", budget.max_virtual_ns},
         {"progress_seconds", budget.progress_seconds}}},
       {"rpc",
-       {{"cores_per_node", rpc.cores_per_node},
+       {{"servers", to_string(rpc.servers)},
+        {"cores_per_node", rpc.cores_per_node},
         {"queue_capacity", rpc.queue_capacity},
         {"recv_cpu_ns", rpc.recv_cpu_ns},
         {"reply_cpu_ns", rpc.reply_cpu_ns}}},

@@ -62,8 +62,20 @@ std::string SmartConfig::validate() const {
   return {};
 }
 
+bool parse_rpc_servers(const std::string& s, RpcServers* out) {
+  for (RpcServers v : {RpcServers::kCores, RpcServers::kWorkers})
+    if (s == to_string(v)) {
+      *out = v;
+      return true;
+    }
+  return false;
+}
+
+const char* to_string(RpcServers s) { return kRpcServersNames[static_cast<size_t>(s)]; }
+
 std::string RpcConfig::validate() const {
   std::string e;
+  if (servers != RpcServers::kCores && servers != RpcServers::kWorkers) return "rpc.servers: unknown";
   if (!(e = check("rpc.cores_per_node", cores_per_node, 1, kMaxCores)).empty()) return e;
   if (!(e = check("rpc.queue_capacity", queue_capacity, 1, kMaxQueueCapacity)).empty()) return e;
   if (!(e = check("rpc.recv_cpu_ns", recv_cpu_ns, 0, ClusterConfig::kMaxLatencyNs)).empty()) return e;

@@ -42,6 +42,7 @@ struct ReproTxn {
   std::string nic_profile;              // "": cx5-100g, cx6-200g for disaggregated designs
   std::map<std::string, double> nic_overrides = {};  // on top of the profile
   uint32_t rpc_cores = 0;               // > 0: RPC polling cores per node
+  RpcServers rpc_servers = RpcServers::kCores;  // kWorkers: the nodes' worker threads serve RPCs
   std::optional<QpPolicy> qp_policy = std::nullopt;  // unset: txn_cluster's
   // Every field: two equal options make the same run (repro shares runs).
   bool operator==(const ReproTxn&) const = default;

@@ -68,9 +68,10 @@ void SimBackend::Impl::on_cpu_poll(Coroutine* c) {
   ++w.polls;
   if (v == w.value && w.polls < w.max_polls) {
     // What the resumed loop would do: the poll CPU, then the next load. Its
-    // thread runs nothing else, so its CPU is free now.
-    LW_CHECK(c->thread->ready.empty() && c->thread->cpu_free_at <= now);
-    events.push(now + w.period, EventKind::kCpuAccess, c, sim::kWaitPoll);
+    // thread runs none of its coroutines; it may be serving an RPC
+    // (RpcServers::kWorkers), and then polls again once that is done.
+    LW_CHECK(c->thread->ready.empty());
+    events.push(std::max(now, c->thread->cpu_free_at) + w.period, EventKind::kCpuAccess, c, sim::kWaitPoll);
     return;
   }
   CpuWait& op = *w.op;

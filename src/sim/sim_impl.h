@@ -244,6 +244,10 @@ struct SimBackend::Impl {
   void on_rpc_reply(sim::RpcMsg* m);
   void rpc_start(sim::RpcMsg* m, uint32_t core);
   void rpc_free(sim::RpcMsg* m);
+  // The reply SEND of a served call, or the end of a one-way message.
+  void rpc_reply_or_free(sim::RpcMsg* m);
+  // RpcServers::kWorkers: the memory-node thread that serves m.
+  sim::Thread& rpc_worker_for(const sim::RpcMsg& m);
   void rpc_report(std::map<std::string, double>* out) const;
 
   // --- the programmable switch and the SmartNIC (sim_devices.cpp) ---

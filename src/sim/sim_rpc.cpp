@@ -4,6 +4,9 @@
 // (recv_cpu_ns) and runs the handler at that instant, spends the handler's
 // cost and posts the reply (reply_cpu_ns), and the reply SEND reaches the
 // caller, who resumes then (plus the poll CPU every resumption pays).
+// With RpcServers::kWorkers the server is one of the node's worker threads
+// (worker_for): the call takes that thread's CPU once it is free (after the
+// coroutine step it is running), and its coroutines wait behind it.
 #include <algorithm>
 #include <cstring>
 
@@ -145,18 +148,46 @@ bool SimBackend::Impl::rpc_post(Coroutine* c, RpcCall* call, std::coroutine_hand
   return true;
 }
 
+sim::Thread& SimBackend::Impl::rpc_worker_for(const RpcMsg& m) {
+  // FaSST's and DrTM+H's thread-to-thread connections: thread i of a node
+  // calls thread i (modulo the callee's threads) of another.
+  const uint32_t in_node = m.route.thread_in_node % cfg.memory_node_threads;
+  const size_t index = size_t{cfg.compute_nodes} * cfg.threads_per_node +
+                       size_t{m.route.memory_node} * cfg.memory_node_threads + in_node;
+  LW_CHECK(index < threads.size());
+  sim::Thread& t = *threads[index];
+  LW_CHECK(t.base.on_memory_node() && t.base.node == m.route.memory_node);
+  return t;
+}
+
 void SimBackend::Impl::on_rpc_arrive(RpcMsg* m) {
   m->arrived = now;
   timing->set_horizon(now);
   if (m->call == nullptr) timing->completed(m->route);  // a one-way SEND is acknowledged passively
   sim::RpcNode& n = rpc.nodes[m->route.memory_node];
-  for (uint32_t core = 0; core < n.serving.size(); ++core) {
+  if (cfg.rpc.servers == RpcServers::kWorkers) {
+    if (n.on_workers < cfg.rpc.queue_capacity) {
+      ++n.on_workers;
+      sim::Thread& t = rpc_worker_for(*m);
+      LW_CHECK(!t.running);  // events fire between coroutine steps
+      const Nanos start = std::max(now, t.cpu_free_at);
+      t.cpu_free_at = start + cfg.rpc.recv_cpu_ns;  // its coroutines wait while it polls and serves
+      m->core = t.base.thread;
+      m->started = start;
+      m->stage = RpcMsg::Stage::kServing;
+      rpc.queue_wait_ns_total += start - now;
+      rpc.queue_wait_ns_max = std::max(rpc.queue_wait_ns_max, start - now);
+      events.push(t.cpu_free_at, EventKind::kRpcServe, m);
+      return;
+    }
+  }
+  for (uint32_t core = 0; core < n.serving.size() && cfg.rpc.servers == RpcServers::kCores; ++core) {
     if (n.serving[core] == nullptr) {
       rpc_start(m, core);
       return;
     }
   }
-  if (n.queue.size() < cfg.rpc.queue_capacity) {
+  if (cfg.rpc.servers == RpcServers::kCores && n.queue.size() < cfg.rpc.queue_capacity) {
     m->stage = RpcMsg::Stage::kQueued;
     n.queue.push_back(m);
     return;
@@ -195,27 +226,47 @@ void SimBackend::Impl::on_rpc_serve(RpcMsg* m) {
   m->status = st;
   m->reply_bytes = st == Status::kOk ? bytes : 0;
   ++rpc.served;
-  const Nanos end = now + h.cpu_ns + server.charged() + cfg.rpc.reply_cpu_ns;
-  rpc.core_busy_ns_total += end - m->started;
+  const Nanos cost = h.cpu_ns + server.charged() + cfg.rpc.reply_cpu_ns;
+  Nanos end = now + cost;
+  if (cfg.rpc.servers == RpcServers::kWorkers) {
+    // The worker's CPU: after whatever was booked on it since the call began.
+    sim::Thread& t = rpc_worker_for(*m);
+    LW_CHECK(!t.running);
+    end = std::max(now, t.cpu_free_at) + cost;
+    t.cpu_free_at = end;
+    rpc.core_busy_ns_total += cfg.rpc.recv_cpu_ns + cost;
+  } else {
+    rpc.core_busy_ns_total += end - m->started;
+  }
   events.push(end, EventKind::kRpcDone, m);
 }
 
 void SimBackend::Impl::on_rpc_done(RpcMsg* m) {
   sim::RpcNode& n = rpc.nodes[m->route.memory_node];
+  if (cfg.rpc.servers == RpcServers::kWorkers) {
+    LW_CHECK(n.on_workers > 0);
+    --n.on_workers;
+    rpc_reply_or_free(m);
+    return;
+  }
   const uint32_t core = m->core;
   LW_CHECK(n.serving[core] == m);
   n.serving[core] = nullptr;
+  rpc_reply_or_free(m);
+  if (!n.queue.empty()) {
+    RpcMsg* next = n.queue.front();
+    n.queue.pop_front();
+    rpc_start(next, core);
+  }
+}
+
+void SimBackend::Impl::rpc_reply_or_free(RpcMsg* m) {
   if (m->call != nullptr) {
     timing->set_horizon(now);
     m->stage = RpcMsg::Stage::kToCaller;
     events.push(timing->rpc_response(m->route, m->reply_bytes, now, rng), EventKind::kRpcReply, m);
   } else {
     rpc_free(m);
-  }
-  if (!n.queue.empty()) {
-    RpcMsg* next = n.queue.front();
-    n.queue.pop_front();
-    rpc_start(next, core);
   }
 }
 

@@ -25,15 +25,17 @@ struct RpcMsg {
   std::vector<std::byte> reply;    // what the handler wrote, delivered with the reply
   Status status = Status::kOk;
   uint32_t reply_bytes = 0;
-  uint32_t core = 0;               // the polling core serving it (kServing on)
+  uint32_t core = 0;               // the polling core (or worker thread in the node) serving it
   Stage stage = Stage::kToNode;
   Nanos posted = 0, arrived = 0, started = 0;
 };
 
-// A memory node's polling cores and the bounded FIFO in front of them.
+// A memory node's polling cores and the bounded FIFO in front of them
+// (RpcServers::kCores), or its calls booked on its worker threads (kWorkers).
 struct RpcNode {
   std::vector<RpcMsg*> serving;  // per core: the call it serves, or null
   std::deque<RpcMsg*> queue;     // arrived, waiting for a core (<= queue_capacity)
+  uint32_t on_workers = 0;       // kWorkers: arrived and not yet done (<= queue_capacity)
 };
 
 struct RpcState {

@@ -90,7 +90,7 @@ uint64_t pick_lock(Rng& rng, uint64_t locks, uint32_t nodes, uint32_t n, uint32_
 
 // A field added to LockTableOptions changes this size: compare it in its
 // operator== (or say there why it does not change a run).
-static_assert(sizeof(LockTableOptions) == 848, "LockTableOptions changed: review its operator==");
+static_assert(sizeof(LockTableOptions) == 856, "LockTableOptions changed: review its operator==");
 
 std::string LockTableOptions::validate() const {
   if (std::string e = cluster.validate(); !e.empty()) return e;

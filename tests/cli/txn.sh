@@ -24,6 +24,14 @@ expect_exit 2 "unknown flag" -- "$lw" txn --desgin drtmh
 expect_err "unknown flag --desgin"
 expect_exit 2 "stray argument" -- "$lw" txn drtmh
 expect_exit 2 "compute nodes" -- "$lw" txn --compute-nodes 2
+expect_exit 2 "rpc cores with worker servers" -- "$lw" txn --rpc-servers workers --rpc-cores 3
+expect_err "only with --rpc-servers cores"
+expect_exit 2 "worker servers without memory-node threads" -- "$lw" txn --design ford --rpc-servers workers
+expect_err "memory_node_threads"
+expect_exit 0 "worker-served RPCs" -- "$lw" txn --design fasst --workload smallbank --nodes 3 --threads 2 \
+  --coroutines 2 --accounts-per-node 2000 --warmup-us 20 --measure-us 100 --rpc-servers workers --json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["committed"] > 0, r' "$tmp/out" || {
+  echo "FAIL: worker-served run"; cat "$tmp/out"; fail=1; }
 expect_exit 0 "small run" -- "$lw" txn --design drtmh --workload smallbank --nodes 3 --threads 2 --coroutines 2 \
   --accounts-per-node 2000 --warmup-us 20 --measure-us 100
 grep -q "M txns/s" "$tmp/out" || { echo "FAIL: report lacks throughput"; fail=1; }

@@ -274,5 +274,55 @@ TEST(SimRpc, BlockedWorkerSaysItAwaitsAnRpc) {
       << sim.blocked()[0].waiting_on;
 }
 
+// RpcServers::kWorkers (DrTM+H's event loops): the memory node's worker
+// thread serves the call once its current step's CPU is spent, and its own
+// coroutine waits while it serves. With dedicated cores neither waits.
+TEST(SimRpc, WorkerThreadsServeCallsBetweenTheirSteps) {
+  constexpr Nanos kStep = 5'000;  // the worker's step, longer than the call's way there
+  auto run = [](RpcServers servers, Nanos* call_ns, Nanos* resumed_at) {
+    ClusterConfig c = exact();
+    c.memory_node_threads = 1;
+    c.rpc.servers = servers;
+    ASSERT_EQ(c.validate(), "");
+    SimBackend sim(c);
+    sim.spawn_compute([&](Worker& w) -> Task<void> {
+      std::array<std::byte, 8> req{}, reply{};
+      const Nanos t = w.now();
+      EXPECT_EQ((co_await w.call(0, kEchoHandler, req, reply)).status, Status::kOk);
+      *call_ns = w.now() - t;
+    });
+    sim.spawn({Placement::Kind::kMemory, 0, 0, 0}, [&](Worker& w) -> Task<void> {
+      w.charge_cpu(kStep);
+      co_await w.sleep(100);
+      *resumed_at = w.now();
+    });
+    const RunStats st = sim.run();
+    EXPECT_EQ(st.counters.at("rpc.served"), 1);
+  };
+  Nanos cores_call = 0, cores_resumed = 0, workers_call = 0, workers_resumed = 0;
+  run(RpcServers::kCores, &cores_call, &cores_resumed);
+  run(RpcServers::kWorkers, &workers_call, &workers_resumed);
+  const ClusterConfig c = exact();
+  const Nanos cost = core_cost(c, kEchoHandler);
+  // The call waited for the worker's step to end, then was served.
+  EXPECT_GE(workers_call, cores_call + 3'000);
+  // The worker resumed its coroutine only after serving the call.
+  EXPECT_GE(workers_resumed, kStep + cost);
+  EXPECT_LT(cores_resumed, kStep + cost);
+}
+
+TEST(SimRpc, WorkerServersNeedMemoryNodeThreadsAndTheSimulator) {
+  ClusterConfig c = exact();
+  c.rpc.servers = RpcServers::kWorkers;
+  EXPECT_NE(c.validate().find("memory_node_threads"), std::string::npos);
+  c.memory_node_threads = 2;
+  EXPECT_EQ(c.validate(), "");
+  c.backend = "threads";
+  EXPECT_NE(c.validate().find("only in the simulator"), std::string::npos);
+  RpcServers r = RpcServers::kCores;
+  EXPECT_TRUE(parse_rpc_servers("workers", &r) && r == RpcServers::kWorkers);
+  EXPECT_FALSE(parse_rpc_servers("threads", &r));
+}
+
 }  // namespace
 }  // namespace lw

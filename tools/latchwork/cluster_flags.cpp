@@ -74,8 +74,14 @@ ClusterFlags::ClusterFlags(cli::FlagSet& f, const ClusterConfig& d, ClusterFlagO
   f.add_bool("coroutine-throttling", &coroutine_throttling_,
              "SMART runtime: at most c_max operations open per thread, c_max halved or doubled by the "
              "retry rate within [1, coroutines] (config: smart.coroutine_throttling)");
+  rpc_servers_ = to_string(d.rpc.servers);
+  f.add_enum("rpc-servers", &rpc_servers_, {"cores", "workers"},
+             "sim: who serves two-sided RPCs on a memory node: cores (--rpc-cores dedicated polling cores) or "
+             "workers (the node's own threads, between their coroutines' steps, as DrTM+H's event loops; "
+             "needs memory-node threads, which txn's symmetric designs have; config: rpc.servers)");
   f.add_int("rpc-cores", &rpc_cores_,
-            "sim: polling cores serving two-sided RPCs on each memory node (config: rpc.cores_per_node)",
+            "sim, --rpc-servers cores: polling cores serving two-sided RPCs on each memory node (config: "
+            "rpc.cores_per_node)",
             1, RpcConfig::kMaxCores);
   memory_kind_ = std::string(to_string(d.memory.kind));
   f.add_enum("memory-kind", &memory_kind_, {"dram", "pm"},
@@ -125,7 +131,10 @@ std::string ClusterFlags::resolve(const cli::FlagSet& f, ClusterConfig* out) con
   if (f.was_set("backoff")) c.smart.backoff = backoff_;
   if (f.was_set("dynamic-limit")) c.smart.dynamic_limit = dynamic_limit_;
   if (f.was_set("coroutine-throttling")) c.smart.coroutine_throttling = coroutine_throttling_;
+  if (f.was_set("rpc-servers")) parse_rpc_servers(rpc_servers_, &c.rpc.servers);  // an enum flag: always valid
   if (f.was_set("rpc-cores")) c.rpc.cores_per_node = static_cast<uint32_t>(rpc_cores_);
+  if (f.was_set("rpc-cores") && c.rpc.servers != RpcServers::kCores)
+    return "--rpc-cores applies only with --rpc-servers cores";
   if (f.was_set("memory-kind")) parse_memory_kind(memory_kind_, &c.memory.kind);  // an enum flag: always valid
   if (f.was_set("max-events")) c.budget.max_events = static_cast<uint64_t>(max_events_);
   if (f.was_set("max-virtual-ms")) c.budget.max_virtual_ns = static_cast<Nanos>(max_virtual_ms_) * 1'000'000;

@@ -48,6 +48,7 @@ class ClusterFlags {
   int64_t max_events_ = 0, max_virtual_ms_ = 0;  // the run budget (sim)
   bool throttling_ = false, backoff_ = false, dynamic_limit_ = false, coroutine_throttling_ = false;
   int64_t rpc_cores_ = 0;
+  std::string rpc_servers_;
   std::string memory_kind_;
 };
 

@@ -120,6 +120,10 @@ int cmd_txn(int argc, const char* const* argv) {
   d.nic.profile = "cx5-100g";  // closest to DrTM+H's ConnectX-4 100 Gbit/s (PCIe 3.0 x16)
   d.coroutines_per_thread = 4;
   d.memory_nodes = 2;
+  // The design's cluster (txn::txn_cluster) sets the nodes' threads from
+  // --threads; this one only carries the flags, and --rpc-servers workers
+  // must pass its check here (the real cluster is validated again below).
+  d.memory_node_threads = 1;
   ClusterFlagOptions opts;
   opts.threads_flag = false;
   ClusterFlags cluster(f, d, opts);
@@ -216,6 +220,7 @@ int cmd_txn(int argc, const char* const* argv) {
     t.semantics = c.semantics;
   }
   if (f.was_set("qp-policy")) t.nic.qp_policy = c.nic.qp_policy;
+  if (f.was_set("rpc-servers")) t.rpc.servers = c.rpc.servers;
   if (f.was_set("rpc-cores")) t.rpc.cores_per_node = c.rpc.cores_per_node;
   if (f.was_set("throttling")) t.smart.throttling = c.smart.throttling;
   if (f.was_set("backoff")) t.smart.backoff = c.smart.backoff;

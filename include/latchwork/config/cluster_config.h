@@ -107,9 +107,24 @@ struct VerbsConfig {
 // DrTM+H §3 and Fig. 3(b) measure RPC against one-sided verbs; the simulator
 // charges each request RpcHandler::cpu_ns on one of these cores plus the
 // SEND/RECV messages on the NIC model. JSON: the "rpc" object.
+// Who serves a memory node's calls (JSON rpc.servers, flag --rpc-servers):
+//   kCores    cores_per_node dedicated polling cores (a memory server).
+//   kWorkers  the node's own worker threads (memory_node_threads >= 1), each
+//             between its coroutines' steps, as DrTM+H's and FaSST's event
+//             loops do (DrTM+H §4.1: each worker thread "handles RPC
+//             requests" besides running transactions). A call goes to the
+//             thread with the caller's thread index modulo the node's
+//             threads (FaSST's thread-to-thread connections) and takes that
+//             thread's CPU: its coroutines wait while it serves. Simulator only.
+enum class RpcServers : uint8_t { kCores, kWorkers };
+inline constexpr const char* kRpcServersNames[] = {"cores", "workers"};
+bool parse_rpc_servers(const std::string& s, RpcServers* out);
+const char* to_string(RpcServers s);
+
 struct RpcConfig {
-  uint32_t cores_per_node = 2;      // polling cores serving calls, per memory node (>= 1)
-  uint32_t queue_capacity = 4096;   // requests waiting for a core, per node; beyond: kQueueFull
+  RpcServers servers = RpcServers::kCores;
+  uint32_t cores_per_node = 2;      // kCores: polling cores serving calls, per memory node (>= 1)
+  uint32_t queue_capacity = 4096;   // requests waiting or in service, per node; beyond: kQueueFull
   // recv + reply are fitted (with the echo handler's 200 ns) to DrTM+H §3.1:
   // SEND/RECV RPC peaks at 79 M reqs/s per machine of two NICs and 24 cores,
   // i.e. about 38 M per NIC from 24 cores, 630 ns of core time per call

@@ -20,6 +20,10 @@ ReproPoint point(const std::string& series, double x, const std::string& design,
   // (§5.1: the ideal case always hits; §5.5, Fig. 11: a warm 300 MB cache);
   // designs without a cache are unaffected (issue 42 item 5).
   p.txn->run.warm_cache = true;
+  // Every design of DrTM+H's framework runs RPCs on its worker threads'
+  // event loops, between their transactions (§4.1; issue 42 item 4), not on
+  // dedicated cores.
+  p.txn->rpc_servers = RpcServers::kWorkers;
   p.panel = panel;
   return p;
 }

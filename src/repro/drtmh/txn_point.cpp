@@ -73,6 +73,7 @@ PerfResult run_txn_point(const ReproPoint& p, txn::StorePlanCache* plan_cache) {
     c = txn::txn_cluster(o.design, profile, t.nodes, t.threads, t.coroutines, t.memory_nodes, t.memory_node_bytes);
     for (const auto& [k, v] : t.nic_overrides) c.nic.overrides[k] = v;
     if (t.rpc_cores > 0) c.rpc.cores_per_node = t.rpc_cores;
+    c.rpc.servers = t.rpc_servers;
     if (t.qp_policy) c.nic.qp_policy = *t.qp_policy;
     c.seed = p.cluster.seed;
     err = c.validate();
