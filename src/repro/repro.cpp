@@ -467,14 +467,25 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
     }
     return y;
   };
+  auto peak_of = [&](const std::string& series, bool* found) {
+    double y = 0;
+    for (size_t i = 0; i < f.points.size(); ++i) {
+      if (f.points[i].series == series) {
+        y = std::max(y, repro_y(f, f.points[i], r.results[i]));
+        *found = true;
+      }
+    }
+    return y;
+  };
   for (const PaperValue& pv : f.paper) {
     ReproComparison cmp{pv, 0, 0, false};
     bool found = false;
     cmp.model = y_of(pv.series, pv.x, &found);
     LW_CHECK_MSG(found, "a paper value names no point of its figure: " + pv.series);
+    LW_CHECK_MSG(!pv.over_peak || !pv.over_series.empty(), "a paper value over a peak names no series");
     if (!pv.over_series.empty()) {
       bool base_found = false;
-      const double base = y_of(pv.over_series, pv.x, &base_found);
+      const double base = pv.over_peak ? peak_of(pv.over_series, &base_found) : y_of(pv.over_series, pv.x, &base_found);
       LW_CHECK_MSG(base_found, "a paper ratio names no point of its figure: " + pv.over_series);
       cmp.model = base > 0 ? cmp.model / base : 0;
     }
@@ -521,6 +532,7 @@ std::string ReproResult::to_json() const {
                      {"at_least", c.paper.at_least},
                      {"at_most", c.paper.at_most},
                      {"over_series", c.paper.over_series},
+                     {"over_peak", c.paper.over_peak},
                      {"fitted", c.paper.fitted},
                      {"source", c.paper.source}});
   json j = {{"name", figure->name}, {"title", figure->title},   {"x_label", figure->x_label},

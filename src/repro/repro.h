@@ -125,6 +125,10 @@ struct PaperValue {
   bool at_most = false;  // the paper says "less than"
   // Non-empty: the value is a ratio, this series' y over `over_series`' y at x.
   std::string over_series = {};
+  // With over_series: its highest y over the sweep instead of its y at x
+  // (the paper compares with that series' peak, e.g. Sherman Fig. 13's
+  // "1.4x FG+'s peak" where FG+ collapses past its peak).
+  bool over_peak = false;
 };
 
 // How the paper draws a figure, and so how `repro` plots it: lines for

@@ -5,7 +5,7 @@
 // cost and posts the reply (reply_cpu_ns), and the reply SEND reaches the
 // caller, who resumes then (plus the poll CPU every resumption pays).
 // With RpcServers::kWorkers the server is one of the node's worker threads
-// (worker_for): the call takes that thread's CPU once it is free (after the
+// (rpc_worker_for): the call takes that thread's CPU once it is free (after the
 // coroutine step it is running), and its coroutines wait behind it.
 #include <algorithm>
 #include <cstring>
@@ -181,16 +181,18 @@ void SimBackend::Impl::on_rpc_arrive(RpcMsg* m) {
       return;
     }
   }
-  for (uint32_t core = 0; core < n.serving.size() && cfg.rpc.servers == RpcServers::kCores; ++core) {
-    if (n.serving[core] == nullptr) {
-      rpc_start(m, core);
+  if (cfg.rpc.servers == RpcServers::kCores) {
+    for (uint32_t core = 0; core < n.serving.size(); ++core) {
+      if (n.serving[core] == nullptr) {
+        rpc_start(m, core);
+        return;
+      }
+    }
+    if (n.queue.size() < cfg.rpc.queue_capacity) {
+      m->stage = RpcMsg::Stage::kQueued;
+      n.queue.push_back(m);
       return;
     }
-  }
-  if (cfg.rpc.servers == RpcServers::kCores && n.queue.size() < cfg.rpc.queue_capacity) {
-    m->stage = RpcMsg::Stage::kQueued;
-    n.queue.push_back(m);
-    return;
   }
   // No receive buffer left: the call fails, and the caller learns it from
   // an empty reply (a one-way message is just dropped).

@@ -2,6 +2,7 @@
 // simulation, so the results must not depend on the number of threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "repro/repro.h"
@@ -45,6 +46,36 @@ TEST(ReproJobs, PerfPointsDoNotDependOnTheThreadCount) { expect_same_results("ja
 
 // drtmh-fig6 has points that show another point's run (same_run_as).
 TEST(ReproJobs, SharedRunsAreCopiedAfterTheirRun) { expect_same_results("drtmh-fig6"); }
+
+// A paper ratio over a series' peak (PaperValue::over_peak) divides by that
+// series' highest point over the sweep, not by its point at x.
+TEST(ReproJobs, RatioOverAPeakTakesTheSeriesHighestPoint) {
+  ReproFigure f = *find_repro("jasny-fig4");
+  const std::string series = f.points.front().series;
+  const double x0 = f.points.front().x;
+  PaperValue at_x;
+  at_x.series = at_x.over_series = series;
+  at_x.x = x0;
+  at_x.value = 1;
+  PaperValue over_peak = at_x;
+  over_peak.over_peak = true;
+  f.paper = {at_x, over_peak};
+  const ReproResult r = run_repro(f, {}, 2);
+  double y0 = 0, peak = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < f.points.size(); ++i) {
+    if (f.points[i].series != series) continue;
+    const double y = repro_y(f, f.points[i], r.results[i]);
+    if (f.points[i].x == x0) y0 = y;
+    peak = std::max(peak, y);
+    ++n;
+  }
+  ASSERT_GT(n, 1u);
+  ASSERT_GT(peak, y0) << "the first point is the series' peak: the test checks nothing";
+  ASSERT_EQ(r.comparisons.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.comparisons[0].model, 1.0);
+  EXPECT_DOUBLE_EQ(r.comparisons[1].model, y0 / peak);
+}
 
 }  // namespace
 }  // namespace lw

@@ -46,5 +46,16 @@ TEST(ReproShermanWindows, Fig14TakesFig10sWriteIntensiveRuns) {
   }
 }
 
+// Fig. 13's skewed panels run to the steady state as well; its uniform
+// panel keeps the short window (steady within it).
+TEST(ReproShermanWindows, Fig13SkewedPanelsRunToTheSteadyState) {
+  const std::vector<const ReproPoint*> runs = runs_of("sherman-fig13");
+  ASSERT_EQ(runs.size(), 24u);
+  for (const ReproPoint* p : runs) {
+    const bool skewed = p->sherman->zipf > 0;
+    EXPECT_EQ(p->sherman->measure_ns == sherman_repro::kSteadyWindowNs, skewed) << p->series << " " << p->x;
+  }
+}
+
 }  // namespace
 }  // namespace lw

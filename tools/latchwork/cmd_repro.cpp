@@ -80,6 +80,7 @@ void print_comparison(const ReproResult& r) {
     for (const ReproComparison& c : r.comparisons) {
       std::string series = c.paper.series;
       if (!c.paper.over_series.empty()) series.append(" / ").append(c.paper.over_series);
+      if (c.paper.over_peak) series.append(" (peak)");
       std::printf("%-26s %7g %8s%.2f %9.2f %+7.1f%% %-9s %-4s %s\n", series.c_str(), c.paper.x,
                   c.paper.at_least ? ">" : c.paper.at_most ? "<" : " ", c.paper.value, c.model, 100 * c.error,
                   c.paper.fitted ? "fitted" : "predicted", c.within ? "ok" : "MISS",

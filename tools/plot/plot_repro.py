@@ -42,7 +42,11 @@ def paper_y(r, p):
     """Where a paper value goes on the plot (a ratio: on its series' axis)."""
     if not p.get("over_series"):
         return p["paper_value"]
-    base = point_y(r, p["over_series"], p["x"])
+    if p.get("over_peak"):  # a ratio to the other series' highest point
+        ys = [q["y"] for q in r["series"].get(p["over_series"], [])]
+        base = max(ys) if ys else None
+    else:
+        base = point_y(r, p["over_series"], p["x"])
     return None if base is None else p["paper_value"] * base
 
 

@@ -93,7 +93,7 @@ def scale_downs(notes):
 def value_rows(fig):
     out = []
     for v in fig["paper"]:
-        series = v["series"] + (f" / {v['over_series']}" if v.get("over_series") else "")
+        series = v["series"] + (f" / {v['over_series']}" + (" (peak)" if v.get("over_peak") else "") if v.get("over_series") else "")
         bound = "&gt; " if v.get("at_least") else "&lt; " if v.get("at_most") else ""
         ok = v["within_tolerance"]
         verdict = '<td class="ok">within</td>' if ok else '<td class="miss">MISS</td>'
