@@ -49,6 +49,11 @@ void steady_state(ShermanRunOptions* o, ClusterConfig* c) {
   c->budget.max_events = uint64_t{1} << 28;
 }
 
+void steady_state_if_skewed_writes(ShermanRunOptions* o, ClusterConfig* c) {
+  const bool writes = o->mix != TreeMix::kRangeOnly && o->mix != TreeMix::kReadOnly;
+  if (o->zipf > 0 && writes) steady_state(o, c);
+}
+
 const std::vector<Step>& breakdown_steps() {
   static const std::vector<Step> steps = {
       {"FG+", "fg+", false, false, false},

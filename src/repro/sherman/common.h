@@ -27,6 +27,11 @@ ShermanRunOptions tree_options(const std::string& index, TreeMix mix, double zip
 // short window) and Sherman's by under 2% (measured 2026-11-29).
 inline constexpr Nanos kSteadyWindowNs = 10'000'000;
 void steady_state(ShermanRunOptions* o, ClusterConfig* c);
+// steady_state() for a point whose writes are skewed (zipf > 0 and a mix
+// with inserts or updates): their convoys on hot leaves build over
+// milliseconds. Figs. 12, 13 and 15; uniform and read-only points keep their
+// short windows.
+void steady_state_if_skewed_writes(ShermanRunOptions* o, ClusterConfig* c);
 
 // Sherman Fig. 10/11's steps: FG+, +Combine, +On-Chip, +Hierarchical (with
 // handover), +2-Level Ver (= Sherman).

@@ -23,8 +23,7 @@ ReproFigure sherman_fig12() {
         p.sherman = sherman_repro::tree_options(index, mix, 0.99, &p.cluster);
         p.sherman->range_size = size;
         p.sherman->measure_ns = size >= 1000 ? 500'000 : 300'000;
-        // Skewed inserts run to the steady state (sherman-fig10, fig13, fig15).
-        if (mix == TreeMix::kRangeWrite) sherman_repro::steady_state(&*p.sherman, &p.cluster);
+        sherman_repro::steady_state_if_skewed_writes(&*p.sherman, &p.cluster);
         f.points.push_back(p);
       }
     }

@@ -28,9 +28,7 @@ ReproFigure sherman_fig13() {
         p.x = 8.0 * sh.threads * sh.coroutines;
         p.cluster = sherman_repro::sherman_cluster(8, sh.threads, sh.coroutines);
         p.sherman = sherman_repro::tree_options(index, TreeMix::kWriteIntensive, z, &p.cluster);
-        // Skewed writes build their convoys over milliseconds (sherman-fig10's
-        // steady-state rule); uniform points are steady within 300 us.
-        if (z > 0) sherman_repro::steady_state(&*p.sherman, &p.cluster);
+        sherman_repro::steady_state_if_skewed_writes(&*p.sherman, &p.cluster);
         f.points.push_back(p);
       }
     }

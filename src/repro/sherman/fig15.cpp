@@ -31,8 +31,7 @@ ReproFigure sherman_fig15() {
         // 32 entries of key + 8-byte value + versions per leaf, plus a header.
         const uint64_t bytes = 128 + 32ull * (kb + 16);
         p.sherman->tree.node_bytes = static_cast<uint32_t>(std::min<uint64_t>((bytes + 63) / 64 * 64, 65536));
-        // Skewed writes run to the steady state (sherman-fig10, fig13).
-        if (z > 0) sherman_repro::steady_state(&*p.sherman, &p.cluster);
+        sherman_repro::steady_state_if_skewed_writes(&*p.sherman, &p.cluster);
         f.points.push_back(p);
       }
     }
