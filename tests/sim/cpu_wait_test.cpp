@@ -3,10 +3,13 @@
 // one the loop of cpu_load awaits it stands for makes, event for event.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <string>
 #include <vector>
 
 #include "latchwork/sim/sim_backend.h"
+#include "latchwork/verbs/rpc_builtin.h"
 
 namespace lw {
 namespace {
@@ -200,6 +203,32 @@ TEST(CpuWait, ADeadlockedWaiterSaysWhatItSpinsOn) {
   ASSERT_EQ(blocked.size(), 1u);
   EXPECT_NE(blocked[0].waiting_on.find("spinning on " + word.to_string() + " while it holds 0 (9 loads so far)"), std::string::npos)
       << blocked[0].waiting_on;
+}
+
+// A memory-node thread spinning in cpu_wait_while also serves RPCs when
+// worker threads serve them (RpcServers::kWorkers): a call arriving while it
+// spins takes its CPU, and it polls again once the call is served.
+TEST(CpuWait, ASpinningWorkerServesACallAndSpinsOn) {
+  ClusterConfig c = cluster("cx3-56g");
+  c.memory_node_threads = 1;
+  c.rpc.servers = RpcServers::kWorkers;
+  ASSERT_EQ(c.validate(), "");
+  SimBackend sim(c);
+  const RemoteAddr word = sim.allocate(0, 64, 64);
+  Worker::CpuWaitResult waited;
+  Result<uint32_t> called{Status::kUnsupported, 0};
+  sim.spawn(kWaiter, [&](Worker& w) -> Task<void> { waited = co_await w.cpu_wait_while(word, 0, 1'000'000); });
+  sim.spawn(kRemoteWriter, [&](Worker& w) -> Task<void> {
+    std::array<std::byte, 8> req{}, reply{};
+    called = co_await w.call(0, kEchoHandler, req, reply);
+    const uint64_t one = 1;
+    EXPECT_EQ(co_await w.write(word, &one, 8), Status::kOk);
+  });
+  const RunStats st = sim.run();
+  EXPECT_EQ(called.status, Status::kOk);
+  EXPECT_EQ(st.counters.at("rpc.served"), 1);
+  EXPECT_EQ(waited.status, Status::kOk);
+  EXPECT_EQ(waited.value, 1u);
 }
 
 }  // namespace
