@@ -10,6 +10,12 @@
 //   op_issue_ns             a client's per-operation loop: a Zipf 0.99 key
 //                           drawn over 2^20 keys, two clock reads, the
 //                           latency appended to the run's samples
+//   copy_ns_per_byte        memcpy of a 256-byte record image (a record's
+//                           value into a message, a log entry or a buffer)
+//   txn_record_ns           one record through an OCC read/write set: the
+//                           set searched for it (16 records), its three
+//                           buffers reset to the record's size, its image's
+//                           line versions checked; copies are charged apart
 // The values in configs/nic/*.json cite this file, its row and the CPU.
 #include <benchmark/benchmark.h>
 
@@ -44,6 +50,42 @@ double best_ns(const Options& o, F&& f) {
 void add(Report& r, const char* name, double ns, const char* unit, const char* how) {
   Row& row = r.add("cpu work per unit (NicParams' CPU table)", name, ns, unit);
   row.detail = how;
+}
+
+// The per-record steps of Txn's read and write sets (src/txn/txn.cpp
+// declare() and accept(), txn_commit.cpp's version checks), copies apart.
+struct SetEntry {
+  uint32_t table = 0;
+  uint64_t key = 0;
+  uint64_t version = 0;
+  std::vector<std::byte> image, value, update;
+};
+
+double txn_record(const Options& o, Rng& rng) {
+  constexpr uint32_t kSet = 16, kImage = 256, kPayload = 192, kLines = kImage / 64;
+  std::vector<SetEntry> set(kSet);
+  std::vector<std::byte> image(kImage);
+  for (uint32_t l = 0; l < kLines; ++l) std::memcpy(image.data() + l * 64, &l, 1);
+  uint64_t next = rng.next();
+  uint32_t at = 0;
+  const double ns = best_ns(o, [&] {
+    const uint64_t key = ++next;
+    bool found = false;
+    for (const SetEntry& e : set) found = found || (e.table == 1 && e.key == key);
+    SetEntry& e = set[at++ % kSet];
+    e.table = 1;
+    e.key = key;
+    e.image.assign(kImage, std::byte{0});
+    e.value.assign(kPayload, std::byte{0});
+    e.update.assign(kPayload, std::byte{0});
+    uint64_t v = 0;
+    bool consistent = !found;
+    for (uint32_t l = 0; l < kLines; ++l) consistent = consistent && image[l * 64] == static_cast<std::byte>(l);
+    std::memcpy(&v, image.data() + 8, 8);
+    e.version = v + consistent;
+    benchmark::DoNotOptimize(e.version);
+  });
+  return ns;
 }
 
 }  // namespace
@@ -94,6 +136,18 @@ void cpu_work(const Options& o, Report& rep) {
     latencies.push_back(static_cast<uint64_t>((t1 - t0).count()));
   });
   add(rep, "op_issue_ns", issue, "ns/op", "Zipf 0.99 draw over 2^20 keys, two clock reads, a sample appended");
+
+  std::vector<std::byte> from(256), to(256);
+  for (auto& b : from) b = static_cast<std::byte>(rng.next());
+  const double copy = best_ns(o, [&] {
+    std::memcpy(to.data(), from.data(), from.size());
+    benchmark::ClobberMemory();
+    from[0] = to[1];
+  });
+  add(rep, "copy_ns_per_byte", copy / 256, "ns/byte", "memcpy of a 256-byte record image");
+
+  add(rep, "txn_record_ns", txn_record(o, rng), "ns/record",
+      "a record into a 16-record OCC set: set searched, three buffers reset, 4 line versions checked");
 }
 
 }  // namespace lw::bench

@@ -220,6 +220,8 @@ Nanos NicModel::cpu_work(CpuWork kind, uint64_t units) {
     case CpuWork::kKeyHash: per = p_.key_hash_ns; break;
     case CpuWork::kKeyScan: per = p_.key_scan_ns; break;
     case CpuWork::kOpIssue: per = p_.op_issue_ns; break;
+    case CpuWork::kCopyByte: per = p_.copy_ns_per_byte; break;
+    case CpuWork::kTxnRecord: per = p_.txn_record_ns; break;
   }
   return ns(per * static_cast<double>(units));
 }

@@ -68,7 +68,10 @@ Task<Status> Txn::State::post_or_exec(Batch& b, NodeId node) {
 Task<Result<uint32_t>> Txn::State::call(NodeId node, uint32_t handler, std::span<const std::byte> req,
                                         std::span<std::byte> rep) {
   LW_CHECK_MSG(e.impl().have_handlers, "a two-sided phase without registered handlers");
-  co_return co_await w.call(node, e.impl().ids[handler], req, rep);
+  w.compute(CpuWork::kCopyByte, req.size());  // the request built
+  const Result<uint32_t> r = co_await w.call(node, e.impl().ids[handler], req, rep);
+  if (r.ok()) w.compute(CpuWork::kCopyByte, r.value);  // the reply taken apart
+  co_return r;
 }
 
 TxnStatus Txn::State::fail(Status s) {
@@ -132,6 +135,7 @@ RecordId declare(Txn::State& s, TableId t, uint64_t key, bool for_update) {
   LW_CHECK_MSG(s.recs.size() < kMaxTxnRecords, "more than kMaxTxnRecords records in one transaction");
   LW_CHECK_MSG(t < s.store.tables().size(), "a read of a table the store does not have");
   LW_CHECK_MSG(!for_update || !s.read_only, "read_for_update in a read-only transaction");
+  s.w.compute(CpuWork::kTxnRecord, 1);  // the set searched, the buffers set up
   Rec& r = s.recs.emplace_back();
   r.table = t;
   r.key = key;
@@ -299,6 +303,7 @@ TxnStatus Txn::State::accept(Rec& r) {
   r.version = v.version;
   if (r.locked) r.lock_version = v.version;
   std::copy(r.value.begin(), r.value.end(), r.update.begin());
+  w.compute(CpuWork::kCopyByte, 2 * uint64_t{r.payload_bytes});  // decoded into value, copied to update
   r.fetched = true;
   return TxnStatus::kOk;
 }

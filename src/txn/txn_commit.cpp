@@ -207,6 +207,7 @@ Task<TxnStatus> Txn::State::write_back(const RecIndexes& ws) {
     Rec& r = recs[i];
     const uint64_t v = r.version + 1;
     encode_record(r.image, v, r.update);
+    w.compute(CpuWork::kCopyByte, r.bytes);
   }
   if (d.undo_log) {
     for (uint32_t rep = 1; rep < store.replicas(); ++rep)
@@ -272,6 +273,7 @@ Task<TxnStatus> Txn::State::write_back(const RecIndexes& ws) {
       for (uint32_t i : in) {
         Rec& r = recs[i];
         std::memcpy(buf.data() + at, r.image.data() + 8, r.bytes - 8);
+        w.compute(CpuWork::kCopyByte, r.bytes - 8);
         b.write(r.addr + 8, buf.data() + at, r.bytes - 8);
         add_unlock(b, r, lw);  // a WRITE of 0: passive only where no CAS is needed
         at += r.bytes - 8;

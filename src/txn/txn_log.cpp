@@ -43,6 +43,7 @@ Task<TxnStatus> Txn::State::log(const RecIndexes& ws) {
     if (count == 0) continue;
     const uint64_t len = entry.size() + 8;
     put(entry, len);
+    w.compute(CpuWork::kCopyByte, entry.size());  // the entry built
     const EntryHead head{len, t.coordinator_, count};
     std::memcpy(entry.data(), &head, sizeof head);
 

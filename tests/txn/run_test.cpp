@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -28,13 +29,16 @@ struct Bench {
   bool warm_cache = false;
   bool adversarial = false;  // threads: torn READs, split NIC atomics
   Nanos ro_think_ns = 0;
+  std::string nic = "simple";                // the timing model's NIC profile
+  std::map<std::string, double> nic_overrides;  // NicParams by name
 };
 
 TxnRunResult run(const Bench& s, TxnRunOptions* opts = nullptr, uint64_t* skewed = nullptr) {
   DesignConfig d;
   EXPECT_TRUE(design_preset(s.design, &d)) << s.design;
   d.broken = s.broken;
-  ClusterConfig c = txn_cluster(d, "simple", s.nodes, s.threads, s.coroutines, 3, 64ull << 20);
+  ClusterConfig c = txn_cluster(d, s.nic, s.nodes, s.threads, s.coroutines, 3, 64ull << 20);
+  for (const auto& [name, value] : s.nic_overrides) c.nic.overrides[name] = value;
   c.backend = s.backend;
   c.threads.adversarial = s.adversarial;
   EXPECT_EQ(c.set_profile(s.profile), "");
@@ -205,6 +209,32 @@ TEST(TxnRun, PhaseBreakdownAndCounters) {
   EXPECT_GT(r.cache_hit_rate, 0.3);
   EXPECT_GT(r.counters.at("txn.reclaims"), 0);
   EXPECT_NE(r.to_json().find("\"mtps\""), std::string::npos);
+}
+
+// A transaction's own CPU work (issue 42; NicParams' CPU table, measured by
+// bench/cpu_work.cpp) runs on the coordinator's thread: with one coroutine
+// every unit adds to the latency. A balance check declares two records (two
+// units of txn_record_ns) and copies each 8-byte payload twice on accepting
+// it (32 bytes of copy_ns_per_byte); its R+V validation copies nothing.
+TEST(TxnRun, TransactionCpuWorkIsChargedOnTheThread) {
+  auto mean_us = [](const char* param, double value) {
+    Bench s;
+    s.nic = "cx6-200g";
+    s.nodes = 2;
+    s.threads = 1;
+    s.coroutines = 1;
+    s.read_only = 100;
+    s.deposit = 0;
+    s.warm_cache = true;
+    if (param) s.nic_overrides[param] = value;
+    const TxnRunResult r = run(s);
+    EXPECT_TRUE(r.ok()) << r.error;
+    EXPECT_GT(r.committed, 10u);
+    return r.latency_us_mean;
+  };
+  const double base = mean_us(nullptr, 0);
+  EXPECT_NEAR(mean_us("txn_record_ns", 10'000) - base, 2 * (10.0 - 0.056), 0.5);
+  EXPECT_NEAR(mean_us("copy_ns_per_byte", 100) - base, 32 * (0.1 - 0.000031), 0.3);
 }
 
 TEST(TxnRun, FixedCountOnThreads) {

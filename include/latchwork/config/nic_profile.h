@@ -79,6 +79,8 @@ struct NicParams {
   double key_hash_ns = 1.8;             // one key through a structure's hash functions
   double key_scan_ns = 0.52;            // one slot or entry tested in a scan
   double op_issue_ns = 119;             // a client's per-operation loop (key draw, timing)
+  double copy_ns_per_byte = 0.031;      // one byte of a record copied (messages, log entries)
+  double txn_record_ns = 56;            // one record through an OCC read/write set
   // Smart network hardware (Jasny §5.2-5.5; config/network_devices.h).
   Nanos switch_pipeline_ns = 200;  // one pass through a programmable switch's pipeline
   uint32_t smartnic_cores = 8;     // SmartNIC cores serving latch RPCs

@@ -79,6 +79,8 @@ enum class CpuWork : uint8_t {
   kKeyHash,     // one key through a structure's hash functions (RACE: both)
   kKeyScan,     // one slot or entry tested in a scan (bucket slots, node entries)
   kOpIssue,     // a client's per-operation loop: draw the key, time the operation
+  kCopyByte,    // one byte copied: a record into a message, a log entry or a buffer
+  kTxnRecord,   // one record through a transaction's read/write set (copies apart)
 };
 
 // What a backend implements for each coroutine.
