@@ -56,7 +56,7 @@ uint64_t run_key(const ReproPoint& p) {
 // A field added to ReproPoint must be compared below if it changes the run
 // (and listed in the comment of same_run if it does not). The run options'
 // `timeline` recorders only watch a run, and repro sets none.
-static_assert(sizeof(ReproPoint) == 3392, "ReproPoint changed: review same_run");
+static_assert(sizeof(ReproPoint) == 3408, "ReproPoint changed: review same_run");
 
 namespace {
 

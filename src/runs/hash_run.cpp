@@ -233,6 +233,9 @@ std::string HashRunOptions::validate(const ClusterConfig& c) const {
   if (drain_ns > 0 && (ops_per_worker > 0 || checks()))
     return "a drain deadline needs the measurement window and no final-state check (writes in flight at the deadline)";
   if (!(offered_mops >= 0 && offered_mops <= 1e4)) return "offered load must be in [0, 10000] Mops";
+  if (think_ns > ClusterConfig::kMaxLatencyNs) return "the think time must be at most 1 s of virtual time";
+  if (think_ns > 0 && offered_mops > 0)
+    return "pace the load either open-loop (offered Mops) or closed-loop (think time), not both";
   if (c.total_workers() * ClusterConfig::kMaxBatchWrs > uint64_t{c.queue_depth} * c.total_compute_threads())
     return "each coroutine needs " + std::to_string(ClusterConfig::kMaxBatchWrs) +
            " work requests of its thread's queue pair: raise queue_depth or lower --coroutines";
@@ -347,9 +350,13 @@ HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o, ra
     drain.note(window_end);
     // Paced coroutines start at a random phase so that they do not all fire at once.
     const Nanos phase = gap_ns > 0 ? static_cast<Nanos>(w.rng().below(static_cast<uint64_t>(gap_ns))) : 0;
+    // Closed-loop coroutines start one think time apart at random, or they
+    // would stay in step and arrive in bursts of every coroutine at once.
+    if (o.think_ns > 0) co_await w.sleep(static_cast<Nanos>(w.rng().below(static_cast<uint64_t>(o.think_ns))));
     uint64_t seq = 0;
     const uint64_t limit = fixed ? o.ops_per_worker : o.max_ops_per_worker;
     for (uint64_t i = 0; i < limit; ++i) {
+      if (i > 0 && o.think_ns > 0) co_await w.sleep(o.think_ns);
       Nanos t0 = w.now();
       if (!fixed && t0 >= window_end) break;
       if (gap_ns > 0) {

@@ -49,6 +49,11 @@ struct HashRunOptions {
   // >0: the offered load in Mops over all coroutines; each coroutine paces
   // its operations (SMART Fig. 9: "we control the throughput by throttling").
   double offered_mops = 0;
+  // >0: closed loop with think time: after each operation the coroutine
+  // waits this long before drawing the next, its thread free to run the
+  // others (the SMART artifact's IDLE_USEC: Figs. 9 and 11 sweep the load
+  // with it). Not with offered_mops.
+  Nanos think_ns = 0;
   // >0, windowed simulator runs: the run stops this long after the window
   // closes, even with operations in flight (as ShermanRunOptions::drain_ns).
   // The window's results are those of the run played out; whole-run numbers

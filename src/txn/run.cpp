@@ -86,7 +86,7 @@ std::string verify_replicas(const Store& s) {
 
 // A field added to TxnRunOptions changes this size: compare it in its
 // operator== (or say there why it does not change a run).
-static_assert(sizeof(TxnRunOptions) == 240, "TxnRunOptions changed: review its operator==");
+static_assert(sizeof(TxnRunOptions) == 248, "TxnRunOptions changed: review its operator==");
 
 std::string TxnRunOptions::validate(const ClusterConfig& c) const {
   if (std::string e = c.validate(); !e.empty()) return e;
@@ -97,6 +97,7 @@ std::string TxnRunOptions::validate(const ClusterConfig& c) const {
   if (txns_per_worker > max_txns_per_worker) return "txns_per_worker above max_txns_per_worker";
   if (max_attempts == 0 || max_attempts > 1'000'000) return "max_attempts must be in [1, 10^6]";
   if (retry_backoff_ns > 1'000'000) return "retry_backoff_ns must be at most 1 ms";
+  if (think_ns > ClusterConfig::kMaxLatencyNs) return "the think time must be at most 1 s of virtual time";
   if (processes == 0 || process_index >= processes) return "process_index must be below processes";
   if (processes > 1 && shared_name.empty()) return "a multi-process run needs shared_name";
   if (processes > 1 && c.backend != "verbs") return "processes > 1 is for the verbs backend";
@@ -282,6 +283,8 @@ TxnRunResult run_txn(const ClusterConfig& cluster, const TxnWorkload& workload, 
     const NodeId home = symmetric ? static_cast<NodeId>(p.node) : NodeId{0};
     for (uint64_t i = 0; i < o.max_txns_per_worker; ++i) {
       if (fixed && i >= o.txns_per_worker) break;
+      if (o.think_ns > 0)
+        co_await w.sleep(i > 0 ? o.think_ns : static_cast<Nanos>(w.rng().below(static_cast<uint64_t>(o.think_ns))));
       w.compute(CpuWork::kOpIssue, 1);  // draw the transaction and its inputs, time it
       const Nanos start = w.now();
       if (!fixed) {

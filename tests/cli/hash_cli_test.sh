@@ -23,6 +23,8 @@ expect_exit 2 "unknown flag" -- "$lw" hash --tabel race
 expect_err "unknown flag --tabel"
 expect_exit 2 "stray argument" -- "$lw" hash race
 expect_exit 2 "bad qp policy" -- "$lw" hash --qp-policy none
+expect_exit 2 "open and closed loop" -- "$lw" hash --think-us 10 --offered-mops 1
+expect_err "not both"
 expect_exit 0 "small verified run" -- "$lw" hash --table race --workload write-heavy --zipf 0 --keys 500 \
   --threads 2 --coroutines 2 --ops-per-worker 50 --verify --json
 python3 - "$tmp/out" <<'PY' || fail=1

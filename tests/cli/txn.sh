@@ -40,5 +40,12 @@ expect_exit 0 "json run" -- "$lw" txn --design fasst --workload smallbank --node
   --phase VV=one --phase L=one --accounts-per-node 2000 --warmup-us 20 --measure-us 100 --json
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["committed"] > 0, r' "$tmp/out" || {
   echo "FAIL: --json output"; cat "$tmp/out"; fail=1; }
+expect_exit 2 "think time beyond a second" -- "$lw" txn --think-us 2000000
+# Closed loop: 50 us of think time after each transaction in a 200 us window
+# leaves each of the 6 coordinators at most 4 commits.
+expect_exit 0 "think time" -- "$lw" txn --design drtmh --workload smallbank --nodes 3 --threads 1 --coroutines 2 \
+  --accounts-per-node 2000 --warmup-us 20 --measure-us 200 --think-us 50 --json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert 0 < r["committed"] <= 24, r' "$tmp/out" || {
+  echo "FAIL: --think-us run"; cat "$tmp/out"; fail=1; }
 [ $fail -eq 0 ] && echo "txn CLI: all passed"
 exit $fail

@@ -279,3 +279,35 @@ TEST(HashRun, OperationCpuWorkIsChargedOnTheThread) {
 
 }  // namespace
 }  // namespace lw
+
+namespace lw {
+namespace {
+
+// Closed loop (HashRunOptions::think_ns, the SMART artifact's IDLE_USEC): a
+// lone coroutine completes one lookup per think time plus its latency, which
+// the think time leaves as it was (nothing else loads the NIC); open-loop
+// pacing and think time together are refused.
+TEST(HashRun, ThinkTimeClosesTheLoop) {
+  const ClusterConfig c = small_cluster("smart-ht", 1, 1);
+  HashRunOptions o;
+  o.table = "smart-ht";
+  o.mix = ycsb::Mix::kReadOnly;
+  o.zipf = 0;
+  o.keys = 1000;
+  o.warmup_ns = 50'000;
+  o.measure_ns = 400'000;
+  const HashRunResult busy = run_hash(c, o);
+  ASSERT_TRUE(busy.ok()) << busy.error;
+  o.think_ns = 20'000;
+  const HashRunResult idle = run_hash(c, o);
+  ASSERT_TRUE(idle.ok()) << idle.error;
+  EXPECT_NEAR(idle.latency_us_mean, busy.latency_us_mean, 0.05 * busy.latency_us_mean);
+  const double cycle_ns = 20'000 + idle.latency_us_mean * 1e3;
+  EXPECT_NEAR(static_cast<double>(idle.ops), 400'000 / cycle_ns, 1.5);
+  EXPECT_GT(busy.ops, 4 * idle.ops);
+  o.offered_mops = 1;
+  EXPECT_NE(o.validate(c).find("not both"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lw

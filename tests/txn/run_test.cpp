@@ -27,6 +27,7 @@ struct Bench {
   Nanos think_ns = 0;
   Nanos warmup_ns = 20'000, measure_ns = 150'000;
   bool warm_cache = false;
+  Nanos run_think_ns = 0;  // TxnRunOptions::think_ns
   bool adversarial = false;  // threads: torn READs, split NIC atomics
   Nanos ro_think_ns = 0;
   std::string nic = "simple";                // the timing model's NIC profile
@@ -52,6 +53,7 @@ TxnRunResult run(const Bench& s, TxnRunOptions* opts = nullptr, uint64_t* skewed
   o.measure_ns = s.measure_ns;
   o.txns_per_worker = s.txns;
   o.warm_cache = s.warm_cache;
+  o.think_ns = s.run_think_ns;
   o.verify = true;
   TxnRunResult r = run_txn(c, bank, o);
   if (skewed) *skewed = bank.skewed_reads.load();
@@ -235,6 +237,27 @@ TEST(TxnRun, TransactionCpuWorkIsChargedOnTheThread) {
   const double base = mean_us(nullptr, 0);
   EXPECT_NEAR(mean_us("txn_record_ns", 10'000) - base, 2 * (10.0 - 0.056), 0.5);
   EXPECT_NEAR(mean_us("copy_ns_per_byte", 100) - base, 32 * (0.1 - 0.000031), 0.3);
+}
+
+// Closed loop (TxnRunOptions::think_ns, the SMART artifact's IDLE_USEC): a
+// lone coordinator commits one transaction per think time plus its latency.
+TEST(TxnRun, ThinkTimeClosesTheLoop) {
+  Bench s;
+  s.nic = "cx6-200g";
+  s.threads = 1;
+  s.coroutines = 1;
+  s.read_only = 100;
+  s.warm_cache = true;
+  s.measure_ns = 400'000;
+  const TxnRunResult busy = run(s);
+  ASSERT_TRUE(busy.ok()) << busy.error;
+  s.run_think_ns = 20'000;
+  const TxnRunResult idle = run(s);
+  ASSERT_TRUE(idle.ok()) << idle.error;
+  const double cycle_ns = 20'000 + idle.latency_us_mean * 1e3;
+  // One coordinator per node thread: nodes x 1 of them.
+  EXPECT_NEAR(static_cast<double>(idle.committed), s.nodes * 400'000 / cycle_ns, s.nodes * 1.5);
+  EXPECT_GT(busy.committed, 3 * idle.committed);
 }
 
 TEST(TxnRun, FixedCountOnThreads) {

@@ -82,6 +82,7 @@ int cmd_hash(int argc, const char* const* argv) {
   TimelineFlags timeline(f);
   std::string table = "smart-ht", workload = "write-heavy";
   double zipf = 0.99, offered = 0;
+  uint64_t think_us = 0;
   uint64_t keys = 1u << 20, warmup_us = 6000, measure_us = 4000, ops_per_worker = 0, divisor = kDefaultPolicyTimeDivisor;
   bool json = false, verify = false;
   f.add_enum("table", &table, {"race", "smart-ht"}, "RACE (SMART off) or SMART-HT (every SMART policy on)");
@@ -96,6 +97,10 @@ int cmd_hash(int argc, const char* const* argv) {
              10'000'000);
   f.add_double("offered-mops", &offered, "pace the coroutines to this total issue rate (0: as fast as possible)", 0,
                10'000);
+  f.add_uint("think-us", &think_us,
+             "closed loop: each coroutine waits this long after every operation, its thread free for the "
+             "others (the SMART artifact's IDLE_USEC; 0: none; not with --offered-mops)",
+             0, 1'000'000);
   f.add_uint("policy-time-divisor", &divisor, "divide the SMART policies' clocks by this (1 = the paper's)", 1,
              1'000'000);
   f.add_bool("verify", &verify, "check the final table exactly against the values written");
@@ -134,6 +139,7 @@ int cmd_hash(int argc, const char* const* argv) {
   o.measure_ns = static_cast<Nanos>(measure_us) * 1000;
   o.ops_per_worker = ops_per_worker;
   o.offered_mops = offered;
+  o.think_ns = static_cast<Nanos>(think_us) * 1000;
   o.verify = verify;
   o.workload_seed = preset.seed;
   o.processes = static_cast<uint32_t>(procs.processes);

@@ -130,7 +130,7 @@ int cmd_txn(int argc, const char* const* argv) {
   TimelineFlags timeline(f);
   std::string design = "drtmh", workload = "smallbank", broken = "none", phase_unused, png;
   uint64_t nodes = 4, threads = 4, memory_node_mb = 256;
-  uint64_t warmup_us = 100, measure_us = 300, txns = 0, max_attempts = 64, retry_backoff_ns = 1000;
+  uint64_t warmup_us = 100, measure_us = 300, txns = 0, max_attempts = 64, retry_backoff_ns = 1000, think_us = 0;
   bool passive_ack = true, cache = true, speculative = true, verify = false, json = false;
   workloads::OltpOptions oo;
   uint64_t warehouses = oo.warehouses_per_node, remote_items = oo.remote_item_percent, order_slots = oo.order_slots;
@@ -161,6 +161,10 @@ int cmd_txn(int argc, const char* const* argv) {
              0, 10'000'000);
   f.add_uint("max-attempts", &max_attempts, "attempts of one transaction before it gives up", 1, 1'000'000);
   f.add_uint("retry-backoff-ns", &retry_backoff_ns, "wait between retries, times the attempt number", 0, 1'000'000'000);
+  f.add_uint("think-us", &think_us,
+             "closed loop: each coordinator waits this long after every transaction, its thread free for the "
+             "others (the SMART artifact's IDLE_USEC; 0: none)",
+             0, 1'000'000);
   f.add_uint("warehouses-per-node", &warehouses, "tpcc: warehouses per store node (DrTM+H: 384 over 16 nodes = 24)",
              1, 1'000'000);
   f.add_uint("accounts-per-node", &oo.accounts_per_node,
@@ -239,6 +243,7 @@ int cmd_txn(int argc, const char* const* argv) {
   o.txns_per_worker = txns;
   o.max_attempts = static_cast<uint32_t>(max_attempts);
   o.retry_backoff_ns = static_cast<Nanos>(retry_backoff_ns);
+  o.think_ns = static_cast<Nanos>(think_us) * 1000;
   o.verify = verify;
   if (std::string e = o.validate(t); !e.empty()) return usage_error(f, e);
   std::unique_ptr<txn::TxnWorkload> w = workloads::make_oltp_workload(workload, oo, &err);

@@ -42,6 +42,11 @@ struct TxnRunOptions {
   uint64_t max_txns_per_worker = 10'000'000;
   uint32_t max_attempts = 64;       // retries of one transaction before it gives up
   Nanos retry_backoff_ns = 1'000;   // the unit of retry_delay() between attempts
+  // >0: closed loop with think time: each coordinator idles this long after
+  // every transaction (the first time a random part of it, so that they do
+  // not run in step), its thread free for the others; the SMART artifact's
+  // IDLE_USEC, with which Fig. 11 sweeps the load.
+  Nanos think_ns = 0;
   // After the run: the workload's invariants, every backup equal to its
   // primary (after each coordinator drained its log reclaims), every lock free.
   bool verify = false;
@@ -67,7 +72,8 @@ struct TxnRunOptions {
   bool operator==(const TxnRunOptions& o) const {
     return design == o.design && warmup_ns == o.warmup_ns && measure_ns == o.measure_ns &&
            txns_per_worker == o.txns_per_worker && max_txns_per_worker == o.max_txns_per_worker &&
-           max_attempts == o.max_attempts && retry_backoff_ns == o.retry_backoff_ns && verify == o.verify &&
+           max_attempts == o.max_attempts && retry_backoff_ns == o.retry_backoff_ns && think_ns == o.think_ns &&
+           verify == o.verify &&
            log_ring_bytes == o.log_ring_bytes && warm_cache == o.warm_cache && plan_cache == o.plan_cache &&
            processes == o.processes && process_index == o.process_index && shared_name == o.shared_name &&
            barrier_timeout_ms == o.barrier_timeout_ms;
