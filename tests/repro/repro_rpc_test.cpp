@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "repro/repro_rpc.h"
+#include "repro/repro_txn.h"
 
 namespace lw {
 namespace {
@@ -43,6 +44,36 @@ TEST(ReproRpc, Fig3bReadBeatsRpcAtSmallPayloads) {
   EXPECT_LT(read.latency_ns_mean, rpc.latency_ns_mean);
   // The fitted value: the per-NIC share of DrTM+H's 79 M reqs/s, within 15%.
   EXPECT_NEAR(rpc.mops, 79.0 / 2, 0.15 * 79.0 / 2);
+}
+
+}  // namespace
+}  // namespace lw
+
+namespace lw {
+namespace {
+
+// DrTM+H Fig. 6 compares each verb with and without coroutines per machine:
+// its RPC points call from one machine's 24 threads, as its one-sided points
+// do (four calling machines saturated the server without coroutines, and the
+// coroutine gain vanished), and the gain is the server cores' limit over one
+// call per thread at a time.
+TEST(ReproRpc, Fig6RpcPointsCallFromOneMachineAsTheOneSidedOnes) {
+  const ReproFigure f = drtmh_fig6();
+  const ReproPoint *rpc_none = nullptr, *rpc_co = nullptr, *read_none = nullptr;
+  for (const ReproPoint& p : f.points) {
+    if (p.same_run_as >= 0) continue;
+    if (p.series == "RPC (READ)" && p.x == 0) rpc_none = &p;
+    if (p.series == "RPC (READ)" && p.x == 1) rpc_co = &p;
+    if (p.series == "READ" && p.x == 0) read_none = &p;
+  }
+  ASSERT_TRUE(rpc_none && rpc_co && read_none);
+  EXPECT_EQ(rpc_none->cluster.compute_nodes, read_none->cluster.compute_nodes);
+  EXPECT_EQ(rpc_none->cluster.threads_per_node, read_none->cluster.threads_per_node);
+  EXPECT_EQ(rpc_none->cluster.coroutines_per_thread, 1u);
+  EXPECT_EQ(rpc_co->cluster.coroutines_per_thread, 8u);
+  const PerfResult none = run_point(*rpc_none), co = run_point(*rpc_co);
+  ASSERT_TRUE(none.ok() && co.ok()) << none.error << co.error;
+  EXPECT_GT(co.mops, 3 * none.mops);
 }
 
 }  // namespace
