@@ -287,7 +287,7 @@ void Engine::retire(NodeId node, uint64_t seq) {
       else if (is_atomic(wr->opcode)) std::memcpy(&wr->old_value, staging_.at(e.staging), 8);
     }
     if (e.has_staging) staging_.give_back(e.staging);
-    if (e.waiter) make_ready(e.waiter);
+    if (e.waiter) submission_done(e.waiter);
     e = Entry{};
   }
   q.tail = seq + 1;
@@ -299,7 +299,7 @@ void Engine::fail_queue(NodeId node, Status first, const std::string& why) {
     Entry& e = q.at(s);
     if (e.wr) e.wr->status = s == q.tail ? first : Status::kFlushed;
     if (e.has_staging) staging_.give_back(e.staging);
-    if (e.waiter) make_ready(e.waiter);
+    if (e.waiter) submission_done(e.waiter);
     e = Entry{};
   }
   q.tail = q.head;
@@ -469,13 +469,31 @@ void Engine::run() {
   t_running = nullptr;
 }
 
+void Engine::submission_done(Coroutine* c) {
+  LW_CHECK(c->awaiting > 0);
+  if (--c->awaiting == 0) make_ready(c);
+}
+
 bool Coroutine::submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) {
   cpu_streak = 0;
   const bool posted = engine->post(wrs, n, waiter ? this : nullptr, !waiter);
   if (!waiter) return false;
+  LW_CHECK(awaiting == 0);
   resume_point = waiter;
   // Nothing in flight: resume from the scheduler, which keeps the stack flat.
   if (!posted) engine->make_ready(this);
+  else awaiting = 1;
+  return true;
+}
+
+bool Coroutine::submit_all(Batch* const* batches, uint32_t k, std::coroutine_handle<> waiter) {
+  cpu_streak = 0;
+  LW_CHECK(awaiting == 0);
+  uint32_t posted = 0;
+  for (uint32_t b = 0; b < k; ++b) posted += engine->post(batches[b]->data(), batches[b]->size(), this, false);
+  resume_point = waiter;
+  awaiting = posted;
+  if (posted == 0) engine->make_ready(this);
   return true;
 }
 

@@ -56,6 +56,7 @@ struct Coroutine final : WorkerPort {
   Coroutine(Engine* e, Placement p, uint64_t seed, WorkerMain m)
       : engine(e), worker(this, p, seed), main(std::move(m)) {}
   bool submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) override;
+  bool submit_all(Batch* const* batches, uint32_t k, std::coroutine_handle<> waiter) override;
   bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
   bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
   bool rpc(RpcCall* call, std::coroutine_handle<> waiter) override;
@@ -71,6 +72,7 @@ struct Coroutine final : WorkerPort {
   std::coroutine_handle<> resume_point;
   Nanos wake_at = 0;
   uint32_t cpu_streak = 0;  // CPU accesses since it last suspended
+  uint32_t awaiting = 0;    // posted submissions whose completion it still awaits
 };
 
 // A memory-node thread's CPU accesses complete without suspending; every this
@@ -165,6 +167,8 @@ class Engine {
     ready_.push_back(c);
   }
   void make_ready(Coroutine* c) { ready_.push_back(c); }
+  // A submission `c` awaited has completed: the last one makes it ready.
+  void submission_done(Coroutine* c);
   void add_sleeper(Coroutine* c) { sleepers_.push_back(c); }
   // Runs every coroutine to completion, then drains unsignaled requests.
   void run();

@@ -223,6 +223,11 @@ struct SimBackend::Impl {
 
   // --- requester and responder (sim_ops.cpp) ---
   bool submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter);
+  bool submit_all(sim::Coroutine* c, Batch* const* batches, uint32_t k, std::coroutine_handle<> waiter);
+  // Schedules one submission's requests; false if it was rejected whole (the
+  // requests' statuses say why). `awaited`: the caller owns the requests and
+  // the last one's completion counts down the coroutine's `awaiting`.
+  bool post_requests(sim::Coroutine* c, WorkRequest* wrs, uint32_t n, bool awaited);
   void schedule(sim::Op* op, Nanos posted);
   // The handlers of the common events inline into dispatch (all three in
   // sim_ops.cpp, their only caller).
@@ -370,6 +375,9 @@ struct Coroutine final : WorkerPort {
   bool submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) override {
     return sim->submit(this, wrs, n, waiter);
   }
+  bool submit_all(Batch* const* batches, uint32_t k, std::coroutine_handle<> waiter) override {
+    return sim->submit_all(this, batches, k, waiter);
+  }
   bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
   bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
   bool cpu_wait(CpuWait* op, std::coroutine_handle<> waiter) override;
@@ -394,6 +402,7 @@ struct Coroutine final : WorkerPort {
   // fields after it a line further: perf cas 5-7% slower (paired).
   CpuWaiter wait;
   RpcMsg* pending_rpc = nullptr;  // the call it awaits (blocked() reports it)
+  uint32_t awaiting = 0;          // submissions whose completion it still awaits
   bool finished = false;
   WorkerTrack track;  // its last completions, for blocked()
 };

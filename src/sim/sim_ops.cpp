@@ -127,6 +127,25 @@ void SimBackend::Impl::prefetch_next() {
 
 bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
                               std::coroutine_handle<> waiter) {
+  if (!post_requests(c, wrs, n, static_cast<bool>(waiter)) || !waiter) return false;
+  LW_CHECK(c->awaiting == 0);
+  c->awaiting = 1;
+  c->resume_point = waiter;
+  return true;
+}
+
+bool SimBackend::Impl::submit_all(sim::Coroutine* c, Batch* const* batches, uint32_t k,
+                                  std::coroutine_handle<> waiter) {
+  LW_CHECK(waiter && c->awaiting == 0);
+  uint32_t posted = 0;
+  for (uint32_t b = 0; b < k; ++b) posted += post_requests(c, batches[b]->data(), batches[b]->size(), true);
+  if (posted == 0) return false;
+  c->awaiting = posted;
+  c->resume_point = waiter;
+  return true;
+}
+
+bool SimBackend::Impl::post_requests(sim::Coroutine* c, WorkRequest* wrs, uint32_t n, bool awaited) {
   LW_CHECK(n > 0 && c->thread->running);
   const NodeId node = wrs[0].remote.node();
   if (node >= memory.size()) {
@@ -154,7 +173,7 @@ bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
     Op* op = new_op();
     op->id = next_op_id++;
     op->qp = &qp;
-    if (waiter) {
+    if (awaited) {
       op->wr = &wrs[i];
     } else {
       op->own = wrs[i];
@@ -170,14 +189,12 @@ bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
       op->payload.assign(static_cast<const std::byte*>(op->wr->local),
                          static_cast<const std::byte*>(op->wr->local) + op->wr->length);
     }
-    op->waiter = (waiter && i == n - 1) ? c : nullptr;
+    op->waiter = (awaited && i == n - 1) ? c : nullptr;
     op->route = t->route;
     op->poster = c;
     op->posted = posted;
     schedule(op, posted);
   }
-  if (!waiter) return false;
-  c->resume_point = waiter;
   return true;
 }
 
@@ -537,7 +554,11 @@ void SimBackend::Impl::on_complete(Op* op) {
   note_completion(op);
   sim::Coroutine* waiter = op->waiter;
   free_op(op);
-  if (waiter) make_ready(waiter, waiter->resume_point);
+  if (waiter) {
+    // The last of the submissions it awaits (Worker::execute_all) resumes it.
+    LW_CHECK(waiter->awaiting > 0);
+    if (--waiter->awaiting == 0) make_ready(waiter, waiter->resume_point);
+  }
 }
 
 void SimBackend::Impl::on_cpu_access(sim::Coroutine* c) {

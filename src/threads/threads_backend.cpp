@@ -35,6 +35,7 @@ struct Coroutine final : WorkerPort {
       : backend(b), thread(t), worker(this, p, seed), main(std::move(m)) {}
 
   bool submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) override;
+  bool submit_all(Batch* const* batches, uint32_t k, std::coroutine_handle<> waiter) override;
   bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
   bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
   bool rpc(RpcCall* call, std::coroutine_handle<> waiter) override;
@@ -509,6 +510,15 @@ bool Coroutine::submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> wai
   // stack flat (without tail calls, as at -O0, completing synchronously
   // would nest every awaited Task of a long loop on the stack).
   if (!waiter) return false;
+  resume_point = waiter;
+  wake_at = 0;
+  thread->ready.push_back(this);
+  return true;
+}
+
+bool Coroutine::submit_all(Batch* const* batches, uint32_t k, std::coroutine_handle<> waiter) {
+  // Executed at post, batch by batch (as submit does); one suspension for all.
+  for (uint32_t b = 0; b < k; ++b) (void)submit(batches[b]->data(), batches[b]->size(), {});
   resume_point = waiter;
   wake_at = 0;
   thread->ready.push_back(this);

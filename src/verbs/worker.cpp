@@ -73,6 +73,32 @@ Worker::BatchAwaiter Worker::execute(Batch& batch) {
   return {port_, &batch, early};
 }
 
+bool WorkerPort::submit_all(Batch* const* batches, uint32_t k, std::coroutine_handle<>) {
+  for (uint32_t b = 0; b < k; ++b)
+    for (uint32_t i = 0; i < batches[b]->size(); ++i) (*batches[b])[i].status = Status::kUnsupported;
+  return false;
+}
+
+Worker::MultiAwaiter Worker::execute_all(std::span<Batch* const> batches) {
+  Status early = batches.empty() || batches.size() > kMaxBatchesAwaited ? Status::kBadLength : Status::kOk;
+  for (size_t b = 0; b < batches.size() && early == Status::kOk; ++b) early = check_batch(*batches[b]);
+  if (early == Status::kOk) {
+    ++counters_.round_trips;
+    for (Batch* batch : batches) {
+      (*batch)[batch->size() - 1].signaled = true;
+      for (uint32_t i = 0; i < batch->size(); ++i) count((*batch)[i]);
+    }
+  }
+  return {port_, batches.data(), static_cast<uint32_t>(batches.size()), early};
+}
+
+Status Worker::MultiAwaiter::await_resume() const noexcept {
+  if (early != Status::kOk) return early;
+  for (uint32_t b = 0; b < k; ++b)
+    if (Status s = batches[b]->status(); s != Status::kOk) return s;
+  return Status::kOk;
+}
+
 Status Worker::post(Batch& batch) {
   Status s = check_batch(batch);
   if (s != Status::kOk) return s;

@@ -83,6 +83,8 @@ enum class CpuWork : uint8_t {
   kTxnRecord,   // one record through a transaction's read/write set (copies apart)
 };
 
+class Batch;
+
 // What a backend implements for each coroutine.
 class WorkerPort {
  public:
@@ -94,6 +96,12 @@ class WorkerPort {
   // Without a waiter: the requests are copied, complete silently, and their
   // results are dropped; returns false.
   virtual bool submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) = 0;
+  // Posts `k` batches, each to one memory node on that node's queue pair,
+  // all before awaiting any, and resumes the waiter once every one has
+  // completed; returns false if none was posted (their statuses say why).
+  // Worker::execute_all checked the batches. A backend without it marks
+  // every request kUnsupported.
+  virtual bool submit_all(Batch* const* batches, uint32_t k, std::coroutine_handle<> waiter);
   virtual bool sleep(Nanos ns, std::coroutine_handle<> waiter) = 0;
   virtual bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) = 0;
   // The loop of cpu_access loads that Worker::cpu_wait_while describes, done
@@ -217,6 +225,15 @@ class Worker {
     }
     Status await_resume() const noexcept { return early != Status::kOk ? early : batch->status(); }
   };
+  struct [[nodiscard]] MultiAwaiter {
+    WorkerPort* port;
+    Batch* const* batches;
+    uint32_t k;
+    Status early;  // set when a batch is rejected before posting
+    bool await_ready() const noexcept { return early != Status::kOk; }
+    bool await_suspend(std::coroutine_handle<> h) { return port->submit_all(batches, k, h); }
+    Status await_resume() const noexcept;
+  };
   struct [[nodiscard]] SleepAwaiter {
     WorkerPort* port;
     Nanos ns;
@@ -252,6 +269,15 @@ class Worker {
   // completed passively by it) and resumes when all are done. A batch whose
   // requests name different memory nodes fails with kWrongNode untouched.
   BatchAwaiter execute(Batch& batch);
+
+  // Posts every batch (each to one memory node; several nodes, or several
+  // batches to one) before awaiting any, and resumes when all are done: one
+  // round trip where execute() one after another makes k. The array must
+  // outlive the await. At most kMaxBatchesAwaited; an empty or mixed-node
+  // batch fails the whole await with kBadLength or kWrongNode, untouched.
+  // The result is the first error among the requests, in batch order.
+  static constexpr uint32_t kMaxBatchesAwaited = 64;
+  MultiAwaiter execute_all(std::span<Batch* const> batches);
 
   // Posts the batch unsignaled and returns at once: nothing to await, results
   // dropped. A later signaled request on the same queue pair completes it.
