@@ -306,8 +306,8 @@ std::string trace(const WorkloadFactory& factory, const Options& o, const Findin
   hooks.log = &log;
   SeedResult r = detail::run_one(factory, o, f.plan, f.shape, hooks);
   std::ostringstream os;
-  os << "seed " << f.seed << " (" << f.plan.describe() << "), " << f.shape.workers() << " workers x "
-     << f.shape.ops_per_worker << " ops, trace hash " << r.trace_hash << "\n";
+  os << "seed " << f.seed << " (" << f.plan.describe() << "), " << f.shape.workers(o.cluster.memory_nodes)
+     << " workers x " << f.shape.ops_per_worker << " ops, trace hash " << r.trace_hash << "\n";
   os << verbs.format(lo, bytes);
   os << "relaxations applied:\n";
   size_t n = 0;
