@@ -451,6 +451,48 @@ TEST(CheckDriver, OnlyKeptFailingSeedsRunAgainForTheirCauses) {
   EXPECT_TRUE(quiet.findings.front().causes.empty());
 }
 
+// Worker 0 reads a 64-line block back to back (its lines fetched over up to
+// 30 us: read_lines_unordered events); worker 1 records increments at
+// instants in between, which the final values lose.
+struct LostFinalsBesideReads : Workload {
+  static constexpr uint64_t kKeys = 20;
+  RemoteAddr block;
+  void setup(SeedRun& r) override { block = r.backend().allocate(0, 4096, 64); }
+  Task<void> run(SeedRun& r, Worker& w) override {
+    if (r.worker_index(w) == 0) {
+      std::vector<std::byte> buf(4096);
+      for (int i = 0; i < 100; ++i) (void)co_await w.read(buf.data(), block, 4096);
+    } else {
+      for (uint64_t k = 0; k < kKeys; ++k) {
+        co_await w.sleep(3'000);
+        r.counters().add(k, 1, w.now(), w.now(), w.placement());
+      }
+    }
+    r.op_done(w);
+  }
+  void check(SeedRun& r) override {
+    for (uint64_t k = 0; k < kKeys; ++k) r.counters().final_value(k, 0);
+  }
+};
+
+// A final value's violation belongs to no operation: its causes are the
+// run's lost writes (none here), never worker 0's reads at that instant
+// (worker 0 is a violation's default `who`).
+TEST(CheckDriver, AFinalStateViolationNamesNoWorkersRelaxations) {
+  auto factory = [] { return std::make_unique<LostFinalsBesideReads>(); };
+  Options o = small(1);
+  o.swarm = false;
+  o.cluster.semantics.read_spread_ns = 30'000;
+  SeedResult r = run_seed(factory, o, 1);
+  ASSERT_EQ(r.findings.size(), LostFinalsBesideReads::kKeys);
+  for (const Finding& f : r.findings) {
+    EXPECT_EQ(f.kind, "lost-update");
+    EXPECT_TRUE(f.causes.empty()) << f.causes.front();
+  }
+  // The run had such relaxations to name.
+  EXPECT_NE(trace(factory, o, r.findings[0]).find("read_lines_unordered"), std::string::npos);
+}
+
 TEST(CheckDriver, ASeedReplaysExactly) {
   auto factory = [] { return std::make_unique<SingleReadRecord>(); };
   Options o = small(1);
