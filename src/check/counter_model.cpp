@@ -163,6 +163,7 @@ void CounterModel::check(std::vector<ModelViolation>* out) const {
       ModelViolation v;
       v.key = key;
       v.start = v.end = last;  // after every operation of the key
+      v.final_state = true;
       const std::string fh = head + "final value " + std::to_string(f);
       if (f < done_sum.back()) {
         v.kind = "lost-update";

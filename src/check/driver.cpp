@@ -138,7 +138,10 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
           for (ModelViolation& mv : v) {
             finding("", std::move(mv.detail));
             findings.back().kind = std::move(mv.kind);
-            if (log) add_interval_causes(*log, trace, mv.who, mv.start, mv.end, &findings.back());
+            // A final state's violation has no operation: its causes are the
+            // run's lost writes (added below), not a worker's at that instant.
+            if (log && !mv.final_state)
+              add_interval_causes(*log, trace, mv.who, mv.start, mv.end, &findings.back());
           }
           if (run.gave_up_count() > 0) {
             std::string held = wl->still_held(run);
@@ -306,8 +309,8 @@ std::string trace(const WorkloadFactory& factory, const Options& o, const Findin
   hooks.log = &log;
   SeedResult r = detail::run_one(factory, o, f.plan, f.shape, hooks);
   std::ostringstream os;
-  os << "seed " << f.seed << " (" << f.plan.describe() << "), " << f.shape.workers() << " workers x "
-     << f.shape.ops_per_worker << " ops, trace hash " << r.trace_hash << "\n";
+  os << "seed " << f.seed << " (" << f.plan.describe() << "), " << f.shape.workers(o.cluster.memory_nodes)
+     << " workers x " << f.shape.ops_per_worker << " ops, trace hash " << r.trace_hash << "\n";
   os << verbs.format(lo, bytes);
   os << "relaxations applied:\n";
   size_t n = 0;

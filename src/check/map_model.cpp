@@ -119,6 +119,7 @@ void MapModel::check(std::vector<ModelViolation>* out) const {
     v.start = o ? o->start : at;
     v.end = o ? o->end : at;
     if (o) v.who = o->who;
+    v.final_state = o == nullptr;  // the final contents'
     v.detail = std::move(detail);
     out->push_back(std::move(v));
   };

@@ -9,7 +9,7 @@ SeedRun::SeedRun(Backend& backend, const Options& /*o*/, const SeedPlan& plan, c
     : backend_(backend), plan_(plan), shape_(shape) {}
 
 uint32_t SeedRun::workers() const {
-  return shape_.compute_workers() + backend_.config().memory_nodes * shape_.memory_node_threads;
+  return shape_.workers(backend_.config().memory_nodes);
 }
 
 uint32_t SeedRun::worker_index(const Worker& w) const {

@@ -15,7 +15,7 @@ namespace lw::workloads {
 namespace {
 
 uint32_t coordinators_of(const ClusterConfig& c, const check::Shape& s) {
-  return s.workers() + c.memory_nodes * s.memory_node_threads;
+  return s.workers(c.memory_nodes);
 }
 
 // `plans` (may be null) shares the store's layout between the seeds of a

@@ -75,6 +75,7 @@ TEST(CounterModel, LostUpdateInTheFinalValue) {
   EXPECT_EQ(v[0].detail,
             "counter 1: final value 1 is below the 2 completed increments totalling 2 (the last to "
             "complete: +1 by compute 1/0/0 during [5, 15] ns)");
+  EXPECT_TRUE(v[0].final_state);  // no operation's: the driver names no worker's causes
 }
 
 TEST(CounterModel, FinalBelowARead) {
@@ -110,6 +111,7 @@ TEST(CounterModel, StaleReadBelowCompletedIncrements) {
   EXPECT_EQ(v[0].kind, "stale-read");
   EXPECT_EQ(v[0].start, 40u);
   EXPECT_EQ(v[0].who.node, 3u);
+  EXPECT_FALSE(v[0].final_state);
   EXPECT_EQ(v[0].detail,
             "counter 1: read by compute 3/0/0 during [40, 50] ns returning 1, but 2 increments "
             "totalling 2 completed before it began (the last: +1 by compute 1/0/0 during [20, 30] ns)");

@@ -184,9 +184,33 @@ TEST(CheckDriver, SeedRunCountsMemoryNodeThreads) {
   EXPECT_FALSE(r.failed());
   EXPECT_EQ(compute, 4u);
   EXPECT_EQ(workers, 4u + o.cluster.memory_nodes * 2);
+  EXPECT_EQ(o.shape.workers(o.cluster.memory_nodes), workers);
   std::sort(seen.begin(), seen.end());
   ASSERT_EQ(seen.size(), workers);
   for (uint32_t i = 0; i < workers; ++i) EXPECT_EQ(seen[i], i);
+}
+
+// A per-worker region sized by workers() and indexed by worker_index() has
+// a slot for every memory-node thread too, on each memory node.
+TEST(CheckDriver, APerWorkerRegionSizedByWorkersHoldsTheMemoryNodeThreads) {
+  std::vector<uint32_t> slots;
+  auto factory = [&] {
+    auto w = std::make_unique<Lambda>();
+    w->on_setup = [&](SeedRun& r) { slots.assign(r.workers(), 0); };
+    w->on_run = [&](SeedRun& r, Worker& wk) -> Task<void> {
+      ++slots.at(r.worker_index(wk));  // past the region: an exception finding
+      co_await wk.sleep(10);
+      r.op_done(wk);
+    };
+    return w;
+  };
+  Options o = small(1);
+  o.cluster.memory_nodes = 2;
+  o.shape = {1, 1, 2, 2, 1};
+  SeedResult r = run_seed(factory, o, 1);
+  EXPECT_FALSE(r.failed()) << (r.findings.empty() ? "" : r.findings[0].summary());
+  EXPECT_EQ(slots.size(), 2u + 2 * 2);
+  for (uint32_t i = 0; i < slots.size(); ++i) EXPECT_EQ(slots[i], 1u) << i;
 }
 
 TEST(CheckDriver, AnExceptionFromAWorkerIsAFinding) {
@@ -323,7 +347,8 @@ TEST(CheckDriver, AProtocolBugIsExplainedAsSuchAndMinimised) {
   EXPECT_TRUE(f.explained);
   EXPECT_TRUE(f.protocol_bug) << f.summary();
   EXPECT_NE(f.explanation().find("protocol"), std::string::npos);
-  EXPECT_LT(f.shape.workers() * f.shape.ops_per_worker, o.shape.workers() * o.shape.ops_per_worker);
+  EXPECT_LT(f.shape.compute_workers() * f.shape.ops_per_worker,
+            o.shape.compute_workers() * o.shape.ops_per_worker);
   // The minimised finding replays: same seed, plan and shape, same hash.
   SeedResult again = run_seed([] { return std::make_unique<ReadWriteCounter>(); }, o, f.plan, f.shape);
   EXPECT_EQ(again.trace_hash, f.trace_hash);
@@ -426,6 +451,48 @@ TEST(CheckDriver, OnlyKeptFailingSeedsRunAgainForTheirCauses) {
   EXPECT_TRUE(quiet.findings.front().causes.empty());
 }
 
+// Worker 0 reads a 64-line block back to back (its lines fetched over up to
+// 30 us: read_lines_unordered events); worker 1 records increments at
+// instants in between, which the final values lose.
+struct LostFinalsBesideReads : Workload {
+  static constexpr uint64_t kKeys = 20;
+  RemoteAddr block;
+  void setup(SeedRun& r) override { block = r.backend().allocate(0, 4096, 64); }
+  Task<void> run(SeedRun& r, Worker& w) override {
+    if (r.worker_index(w) == 0) {
+      std::vector<std::byte> buf(4096);
+      for (int i = 0; i < 100; ++i) (void)co_await w.read(buf.data(), block, 4096);
+    } else {
+      for (uint64_t k = 0; k < kKeys; ++k) {
+        co_await w.sleep(3'000);
+        r.counters().add(k, 1, w.now(), w.now(), w.placement());
+      }
+    }
+    r.op_done(w);
+  }
+  void check(SeedRun& r) override {
+    for (uint64_t k = 0; k < kKeys; ++k) r.counters().final_value(k, 0);
+  }
+};
+
+// A final value's violation belongs to no operation: its causes are the
+// run's lost writes (none here), never worker 0's reads at that instant
+// (worker 0 is a violation's default `who`).
+TEST(CheckDriver, AFinalStateViolationNamesNoWorkersRelaxations) {
+  auto factory = [] { return std::make_unique<LostFinalsBesideReads>(); };
+  Options o = small(1);
+  o.swarm = false;
+  o.cluster.semantics.read_spread_ns = 30'000;
+  SeedResult r = run_seed(factory, o, 1);
+  ASSERT_EQ(r.findings.size(), LostFinalsBesideReads::kKeys);
+  for (const Finding& f : r.findings) {
+    EXPECT_EQ(f.kind, "lost-update");
+    EXPECT_TRUE(f.causes.empty()) << f.causes.front();
+  }
+  // The run had such relaxations to name.
+  EXPECT_NE(trace(factory, o, r.findings[0]).find("read_lines_unordered"), std::string::npos);
+}
+
 TEST(CheckDriver, ASeedReplaysExactly) {
   auto factory = [] { return std::make_unique<SingleReadRecord>(); };
   Options o = small(1);
@@ -447,6 +514,27 @@ TEST(CheckDriver, TheTraceListsTheVerbsOfTheRun) {
   std::string t = trace([] { return std::make_unique<ReadWriteCounter>(); }, o, f);
   EXPECT_NE(t.find("READ"), std::string::npos);
   EXPECT_NE(t.find("WRITE"), std::string::npos);
+}
+
+// The trace's head counts every worker of the run, memory-node threads too.
+TEST(CheckDriver, TheTraceCountsTheMemoryNodeThreads) {
+  auto factory = [] {
+    auto w = std::make_unique<Lambda>();
+    w->on_run = [](SeedRun& r, Worker& wk) -> Task<void> {
+      co_await wk.sleep(10);
+      r.op_done(wk);
+    };
+    return w;
+  };
+  Options o = small(1);
+  o.shape = {1, 1, 2, 1, 1};
+  Finding f;
+  f.seed = 1;
+  f.plan = plan_for(o, 1);
+  f.shape = o.shape;
+  const std::string t = trace(factory, o, f);
+  const std::string head = "), " + std::to_string(2 + o.cluster.memory_nodes) + " workers x 1 ops";
+  EXPECT_NE(t.find(head), std::string::npos) << t.substr(0, t.find('\n'));
 }
 
 }  // namespace

@@ -203,6 +203,7 @@ TEST(MapModel, FinalContents) {
   EXPECT_EQ(v[3].kind, "duplicate-key");
   EXPECT_EQ(v[4].kind, "unknown-value");
   EXPECT_EQ(v[4].key, 5u);
+  for (const ModelViolation& x : v) EXPECT_TRUE(x.final_state) << x.detail;
 }
 
 // A linearizable map: each operation takes effect at a unique point;

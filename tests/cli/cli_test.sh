@@ -166,6 +166,7 @@ grep -q "violations found, as expected" "$tmp/out" || { echo "FAIL: check finds 
 grep -q "caused by read_lines_unordered" "$tmp/out" || { echo "FAIL: check names no relaxation"; cat "$tmp/out"; fail=1; }
 grep -q "needs read_lines_unordered (ablation)" "$tmp/out" || { echo "FAIL: check explains nothing by ablation"; cat "$tmp/out"; fail=1; }
 grep -q "replay: latchwork check --structure tuples --scheme bookend --seed" "$tmp/out" || { echo "FAIL: check prints no replay command"; fail=1; }
+grep -q "by kind (whole sweep): [a-z-]*=[0-9]*.*; [1-9] seed(s) explained" "$tmp/out" || { echo "FAIL: check prints no counts per kind"; cat "$tmp/out"; fail=1; }
 expect_exit 0 "check versioning json" -- "$lw" check --scheme versioning --seeds 5 --json
 grep -q '"findings":0' "$tmp/out" || { echo "FAIL: check versioning json"; cat "$tmp/out"; fail=1; }
 # Starvation (one key, few attempts) is a report: a correct scheme still passes.
@@ -289,6 +290,9 @@ python3 - "$tmp/check.json" "$lw" <<'PY' || fail=1
 import json, shlex, subprocess, sys
 r = json.loads(open(sys.argv[1]).readline())
 assert r["examples"], "bookend found no violation to replay"
+# Every finding of the sweep by kind, kept or not (starvation reports too).
+assert sum(r["kinds"].values()) == r["findings"] + r["starved_seeds"] > 0, r["kinds"]
+assert 1 <= r["explained_seeds"] <= 3, r["explained_seeds"]
 ex = r["examples"][0]
 assert "--semantics" not in ex["replay"], ex["replay"]
 args = shlex.split(ex["replay"])

@@ -23,8 +23,7 @@ std::vector<const check::Finding*> shown(const check::Report& r, size_t show) {
   return v;
 }
 
-// The relaxation named by a cause ("read_lines_unordered: READ ..." or
-// "switch_duplicate acted 3 time(s) in this run").
+// The relaxation named by a cause ("read_lines_unordered: READ ...").
 std::string relaxation_of(const std::string& cause) {
   return cause.substr(0, cause.find_first_of(": "));
 }
@@ -82,6 +81,13 @@ void print_check_text(const CheckRun& run, size_t show) {
     for (const auto& [rel, n] : by_relaxation(r)) rels += " " + rel + "=" + std::to_string(n);
     std::printf("    by relaxation (kept findings):%s\n", rels.c_str());
   }
+  // Every finding of the sweep, kept or not: a noisy seed's are counted here.
+  if (!r.kinds.empty()) {
+    std::string kinds;
+    for (const auto& [k, n] : r.kinds) kinds += " " + k + "=" + std::to_string(n);
+    std::printf("    by kind (whole sweep):%s; %llu seed(s) explained\n", kinds.c_str(),
+                static_cast<unsigned long long>(r.explained_seeds));
+  }
   for (const check::Finding* f : shown(r, show)) {
     std::printf("    seed %llu: %s%s: %s\n", static_cast<unsigned long long>(f->seed), f->kind.c_str(),
                 f->failure ? "" : " (report)", f->detail.c_str());
@@ -103,6 +109,7 @@ nlohmann::json check_json(const CheckRun& run, size_t show) {
                       {"ops", r.ops}, {"bad_seeds", r.failing_seeds}, {"findings", check_failures(r)},
                       {"starved_seeds", r.reports_total}, {"semantics", o.cluster.semantics_profile},
                       {"swarm", o.swarm}, {"by_relaxation", by_relaxation(r)},
+                      {"kinds", r.kinds}, {"explained_seeds", r.explained_seeds},
                       {"shape", {{"compute_nodes", s.compute_nodes}, {"threads", s.threads_per_node},
                                  {"coroutines", s.coroutines_per_thread},
                                  {"memory_node_threads", s.memory_node_threads}, {"ops", s.ops_per_worker}}},

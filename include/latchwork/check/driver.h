@@ -55,9 +55,14 @@ struct Shape {
   // worker): coroutines_per_thread is for compute threads only.
   uint32_t memory_node_threads = 0;
   uint32_t ops_per_worker = 30;
-  // The compute workers. SeedRun::workers() adds the memory-node threads,
-  // whose number also depends on the cluster's memory nodes.
   uint32_t compute_workers() const { return compute_nodes * threads_per_node * coroutines_per_thread; }
+  // Every worker that runs Workload::run on a cluster of `memory_nodes`
+  // memory nodes: the compute workers, then one per memory-node thread
+  // (SeedRun::workers() passes its cluster's).
+  uint32_t workers(uint32_t memory_nodes) const { return compute_workers() + memory_nodes * memory_node_threads; }
+  // Left out the memory-node threads, so regions sized by it overflowed.
+  [[deprecated("counts compute workers only: use compute_workers(), or workers(memory_nodes) / "
+               "SeedRun::workers() to count memory-node threads too")]]
   uint32_t workers() const { return compute_workers(); }
   bool operator==(const Shape&) const = default;
 };

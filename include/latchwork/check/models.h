@@ -42,6 +42,9 @@ struct ModelViolation {
   Nanos start = 0, end = 0;  // the offending operation's interval
   Placement who;
   std::string detail;  // a sentence naming the operations involved
+  // Of the final state (a final value, the final contents), not of one
+  // operation: `who` is no one's, so the driver names no worker's causes.
+  bool final_state = false;
 };
 
 class HistoryModel {
