@@ -459,6 +459,9 @@ void execute_all_nodes(Env& env) {
     Batch* bad[] = {&reads0, &mixed};
     check.status("execute_all with a two-node batch", co_await w.execute_all(bad), Status::kWrongNode);
     check.status("execute_all of nothing", co_await w.execute_all({}), Status::kBadLength);
+    std::vector<Batch*> too_many(Worker::kMaxBatchesAwaited + 1, &reads0);
+    check.status("execute_all of more than kMaxBatchesAwaited batches", co_await w.execute_all(too_many),
+                 Status::kBadLength);
   });
   // The other coroutine keeps the thread busy meanwhile: the await must not
   // resume early on its completions.
