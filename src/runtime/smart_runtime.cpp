@@ -115,6 +115,16 @@ Task<Status> Context::execute(Batch& batch) {
   co_return s;
 }
 
+Task<Status> Context::execute_all(std::span<Batch* const> batches) {
+  if (!rt_.config().throttling) co_return co_await w_.execute_all(batches);
+  uint32_t n = 0;
+  for (const Batch* b : batches) n += b->size();
+  if (!take_credits(n)) co_await w_.park();
+  const Status s = co_await w_.execute_all(batches);
+  return_credits(n);
+  co_return s;
+}
+
 // One verb: with throttling, a credit around the worker's own request (not a
 // one-request Batch through execute(): the same request, credits and
 // counters, without a second coroutine frame and a 16-entry Batch per verb).

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "latchwork/config/cluster_config.h"
@@ -100,6 +101,11 @@ class Context {
   // returns them at completion (line 13); completions drive the epoch update
   // of C_max over candidate_credits (lines 14-24).
   Task<Status> execute(Batch& batch);
+  // Worker::execute_all under the throttle: the batches' requests take their
+  // credits together, as one batch of their total size would (taking them
+  // batch by batch while holding the earlier ones could deadlock coroutines
+  // that each hold a part), and return them when all have completed.
+  Task<Status> execute_all(std::span<Batch* const> batches);
   Task<Status> read(void* dst, RemoteAddr src, uint32_t len);
   Task<Status> write(RemoteAddr dst, const void* src, uint32_t len);
   Task<Result<uint64_t>> cas(RemoteAddr addr, uint64_t expected, uint64_t desired);

@@ -663,7 +663,7 @@ Task<Result<Tree::Found>> do_lookup(Op& op, uint64_t key) {
 }
 
 // Range: the leaves the level-1 cache knows for [from, to) are READ in
-// parallel (a batch per memory node); then the leaf chain is walked from
+// parallel (a batch per memory node, all awaited together); then the leaf chain is walked from
 // `from`: each leaf is taken from those READs when it was read there
 // (its address is its predecessor's sibling, or the route for `from`), else
 // READ now. Following the siblings' addresses makes the chain complete: a
@@ -685,23 +685,42 @@ Task<Result<uint32_t>> do_range(Op& op, uint64_t from, uint64_t to, std::vector<
   std::sort(leaves.begin(), leaves.end());
   leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
   std::vector<std::byte> buf(leaves.size() * nb);
-  std::vector<std::pair<RemoteAddr, size_t>> fetched;  // address -> index in buf, sorted by address
-  for (size_t first = 0; first < leaves.size();) {
-    Batch b;
-    const NodeId node = leaves[first].node();
-    size_t i = first;
-    for (; i < leaves.size() && leaves[i].node() == node && b.size() < Batch::kMax; ++i) {
-      b.read(buf.data() + i * nb, leaves[i], nb);
-      fetched.push_back({leaves[i], i});
+  std::vector<std::pair<RemoteAddr, size_t>> fetched;  // address -> index in buf
+  // Rounds of one batch per memory node (its next 16 leaves at most: one
+  // batch per queue pair keeps within the queue depth), each round posted
+  // together and awaited once (Worker::execute_all; at most
+  // kMaxBatchesAwaited nodes a round). Leaves are sorted by address, so each
+  // node's are a run: [next[k], end[k]).
+  std::vector<size_t> next, end;
+  for (size_t i = 0; i < leaves.size(); ++i)
+    if (i == 0 || leaves[i].node() != leaves[i - 1].node()) {
+      next.push_back(i);
+      end.push_back(i);
     }
+  for (size_t k = 0; k < end.size(); ++k) end[k] = k + 1 < next.size() ? next[k + 1] : leaves.size();
+  std::vector<Batch> batches;
+  std::vector<Batch*> group;
+  for (;;) {
+    batches.clear();
+    const size_t group_first = fetched.size();
+    for (size_t k = 0; k < next.size() && batches.size() < Worker::kMaxBatchesAwaited; ++k) {
+      if (next[k] == end[k]) continue;
+      Batch& b = batches.emplace_back();
+      for (; next[k] < end[k] && b.size() < Batch::kMax; ++next[k]) {
+        b.read(buf.data() + next[k] * nb, leaves[next[k]], nb);
+        fetched.push_back({leaves[next[k]], next[k]});
+      }
+    }
+    if (batches.empty()) break;
+    group.clear();
+    for (Batch& b : batches) group.push_back(&b);
     const Nanos t0 = op.w().now();
-    if (Status st = co_await op.ctx.execute(b); !ok(st)) co_return Result<uint32_t>{st, appended};
+    if (Status st = co_await op.ctx.execute_all(group); !ok(st)) co_return Result<uint32_t>{st, appended};
     if (past_wrap_bound(op, t0, /*locked=*/false)) {
       // Past the wrap-around bound: these images are not trusted.
       s.stats.wrap_retries.fetch_add(1, std::memory_order_relaxed);
-      fetched.resize(fetched.size() - b.size());
+      fetched.resize(group_first);
     }
-    first = i;
   }
   std::vector<std::pair<uint64_t, uint64_t>> got;
   uint64_t p = from;
