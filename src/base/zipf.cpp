@@ -4,6 +4,7 @@
 #include <cmath>
 #include <mutex>
 
+#include "base/setup_store.h"
 #include "latchwork/base/assert.h"
 
 namespace lw {
@@ -36,20 +37,10 @@ ZipfKeys::ZipfKeys(uint64_t keys, double theta) : keys_(keys), theta_(theta) {
 }
 
 std::shared_ptr<const ZipfKeys> ZipfKeys::shared(uint64_t keys, double theta) {
-  constexpr size_t kKept = 4;
-  static std::mutex mu;
-  static std::vector<std::shared_ptr<const ZipfKeys>> recent;  // most recent last
-  std::lock_guard<std::mutex> lock(mu);
-  for (size_t i = 0; i < recent.size(); ++i) {
-    if (recent[i]->keys_ != keys || recent[i]->theta_ != theta) continue;
-    std::shared_ptr<const ZipfKeys> hit = recent[i];
-    recent.erase(recent.begin() + static_cast<std::ptrdiff_t>(i));
-    recent.push_back(hit);
-    return hit;
-  }
-  if (recent.size() == kKept) recent.erase(recent.begin());
-  recent.push_back(std::make_shared<const ZipfKeys>(keys, theta));
-  return recent.back();
+  return SetupStore::process().get_or_make<const ZipfKeys>(
+      SetupKey("zipf.keys").add(keys).add(theta), SetupLifetime::kProcess,
+      [&] { return std::make_shared<const ZipfKeys>(keys, theta); },
+      [](const ZipfKeys& z) { return z.cdf_.size() * sizeof(double) + z.guide_.size() * sizeof(uint32_t); });
 }
 
 uint64_t ZipfKeys::sample(Rng& rng) const {

@@ -9,7 +9,7 @@
 #include "latchwork/base/assert.h"
 #include "latchwork/sim/blocked_worker.h"
 #include "latchwork/sim/relaxation_log.h"
-#include "latchwork/verbs/node_memory_reuse.h"
+#include "verbs/node_memory_reuse.h"
 #include "latchwork/sim/sim_backend.h"
 #include "latchwork/sim/verb_trace.h"
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "latchwork/verbs/node_memory.h"
+#include "verbs/node_memory.h"
 
 namespace lw {
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "latchwork/base/layout.h"
-#include "latchwork/verbs/node_memory.h"
+#include "verbs/node_memory.h"
 #include "latchwork/verbs/rpc_builtin.h"
 #include "local_region.h"
 #include "memnode_protocol.h"

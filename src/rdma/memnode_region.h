@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "latchwork/base/layout.h"
-#include "latchwork/verbs/node_memory.h"
+#include "verbs/node_memory.h"
 #include "latchwork/verbs/rpc.h"
 
 namespace lw::rdma {

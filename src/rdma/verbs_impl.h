@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "latchwork/rdma/verbs_backend.h"
-#include "latchwork/verbs/node_memory.h"
+#include "verbs/node_memory.h"
 #include "rdma_device.h"
 #include "rpc_buffers.h"
 #include "staging_ring.h"

@@ -17,7 +17,6 @@
 #include <sstream>
 
 #include "latchwork/base/assert.h"
-#include "latchwork/structures/race/host_load_cache.h"
 
 namespace lw {
 namespace {
@@ -347,11 +346,11 @@ const char* repro_y_label(const ReproFigure& f) {
 namespace {
 
 // One point's run (never a same_run_as view).
-PerfResult run_point(const ReproPoint& p, txn::StorePlanCache* plans, race::HostLoadCache* loads) {
-  if (p.txn) return run_txn_point(p, plans);
+PerfResult run_point(const ReproPoint& p) {
+  if (p.txn) return run_txn_point(p);
   if (p.lock_table) return run_lock_point(p);
   if (is_rpc_point(p)) return run_rpc_point(p);
-  if (p.hash) return run_hash(p.cluster, *p.hash, loads).to_perf_result();
+  if (p.hash) return run_hash(p.cluster, *p.hash).to_perf_result();
   if (p.sherman) return run_sherman(p.cluster, *p.sherman).to_perf_result();
   if (p.hocl) return run_hocl(p.cluster, *p.hocl).to_perf_result();
   if (p.tuples) {
@@ -417,7 +416,7 @@ ReproResult run_repro(const ReproFigure& f, const std::function<void(size_t, siz
       try {
         const ReproPoint& p = f.points[runs[k]];
         std::optional<PerfResult> earlier = session->find(p);
-        PerfResult pr = earlier ? std::move(*earlier) : run_point(p, session->plans(), session->loads());
+        PerfResult pr = earlier ? std::move(*earlier) : run_point(p);
         if (!earlier) session->add(p, pr);
         std::lock_guard<std::mutex> lock(mu);
         if (earlier) ++r.shared_runs;

@@ -3,22 +3,14 @@
 #include <string>
 
 #include "latchwork/base/assert.h"
-#include "latchwork/structures/race/host_load_cache.h"
-#include "latchwork/txn/store_plan_cache.h"
-#include "latchwork/verbs/node_memory_reuse.h"
+#include "verbs/node_memory_reuse.h"
 
 namespace lw {
 namespace {
 
-// The store layouts the points share, at most this many bytes (a TATP plan
-// at SMART Fig. 10's scale is ~400 MB).
-constexpr uint64_t kPlanCacheBytes = 1ull << 30;
 // The node memory the points hand on to later ones, at most (resident bytes;
 // two points of SMART Fig. 10 hold ~1.2 GB between them).
 constexpr uint64_t kReusedNodeBytes = 2ull << 30;
-// The hash tables' load images the points share, at most (SMART Figs. 7
-// and 8 load the same 2^18 keys at every point: ~40 MB an image).
-constexpr uint64_t kHostLoadCacheBytes = 512ull << 20;
 
 // A few inputs of a point's run, hashed: equal for points that same_run
 // finds equal (it compares all of these), and rarely equal otherwise.
@@ -56,7 +48,7 @@ uint64_t run_key(const ReproPoint& p) {
 // A field added to ReproPoint must be compared below if it changes the run
 // (and listed in the comment of same_run if it does not). The run options'
 // `timeline` recorders only watch a run, and repro sets none.
-static_assert(sizeof(ReproPoint) == 3408, "ReproPoint changed: review same_run");
+static_assert(sizeof(ReproPoint) == 3400, "ReproPoint changed: review same_run");
 
 namespace {
 
@@ -121,17 +113,9 @@ std::vector<std::vector<size_t>> group_sharing_runs(const std::vector<const Repr
   return groups;
 }
 
-ReproSession::ReproSession()
-    : plans_(std::make_unique<txn::StorePlanCache>(kPlanCacheBytes)),
-      loads_(std::make_unique<race::HostLoadCache>(kHostLoadCacheBytes)),
-      reuse_(std::make_unique<NodeMemoryReuse>(kReusedNodeBytes)) {}
+ReproSession::ReproSession() : reuse_(std::make_unique<NodeMemoryReuse>(kReusedNodeBytes)) {}
 
-ReproSession::~ReproSession() {
-  // Kept node memory first: its mappings may hold the caches' images.
-  reuse_.reset();
-  loads_.reset();
-  plans_.reset();
-}
+ReproSession::~ReproSession() = default;
 
 size_t ReproSession::index_of(const ReproPoint& p, uint64_t key) const {
   const auto [lo, hi] = by_key_.equal_range(key);

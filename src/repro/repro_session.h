@@ -1,6 +1,8 @@
 // What the figures one process runs share (`repro a,b,c`, or one figure):
-// store layouts, hash-table load images, node memory handed on from point to
-// point, and the results of the runs simulated so far.
+// node memory handed on from point to point and, while that reuse is in
+// effect, the set-up store's products (store plans and images, hash-table
+// load images, trees' bulk images: base/setup_store.h), and the results of
+// the runs simulated so far.
 //
 // A point whose run inputs equal an earlier point's (same_run) takes that
 // point's result instead of simulating again: every point is a seeded,
@@ -21,12 +23,6 @@
 
 namespace lw {
 
-namespace txn {
-class StorePlanCache;
-}
-namespace race {
-class HostLoadCache;
-}
 class NodeMemoryReuse;
 
 // Whether two points simulate the same run: every input of their run is
@@ -49,9 +45,6 @@ class ReproSession {
   ReproSession(const ReproSession&) = delete;
   ReproSession& operator=(const ReproSession&) = delete;
 
-  txn::StorePlanCache* plans() { return plans_.get(); }
-  race::HostLoadCache* loads() { return loads_.get(); }
-
   // The result of an earlier run with the same inputs (same_run), named as
   // `p` names its run; nullopt if none was simulated in this session.
   std::optional<PerfResult> find(const ReproPoint& p) const;
@@ -66,8 +59,8 @@ class ReproSession {
   // The kept run equal to p (run_key(p) = key), or SIZE_MAX; mu_ held.
   size_t index_of(const ReproPoint& p, uint64_t key) const;
 
-  std::unique_ptr<txn::StorePlanCache> plans_;
-  std::unique_ptr<race::HostLoadCache> loads_;
+  // In effect while the session lives: the set-up store's scoped products
+  // go with it (NodeMemoryReuse's destructor).
   std::unique_ptr<NodeMemoryReuse> reuse_;
   mutable std::mutex mu_;  // guards the members below
   std::vector<ReproPoint> points_;

@@ -16,8 +16,9 @@ inline constexpr const char* kTxnAbortRateCounter = "txn.abort_rate";
 std::string txn_phase_counter(txn::Phase p);
 
 PerfResult txn_perf_result(const txn::TxnRunResult& r);
-// plan_cache: shared by the points of one figure (most load the same data).
-PerfResult run_txn_point(const ReproPoint& p, txn::StorePlanCache* plan_cache = nullptr);
+// The points of one figure share store plans and images (most load the same
+// data) while the session's node memory reuse is in effect (txn/load.h).
+PerfResult run_txn_point(const ReproPoint& p);
 
 // A transaction point: `design` preset with `phase_flags` ("E=one,V=two")
 // applied, `workload` at the scale of `oltp`, on `nodes` x `threads` x

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -14,7 +15,8 @@
 #include "latchwork/sim/timeline.h"
 #include "run_common.h"
 #include "latchwork/structures/race/hash_table.h"
-#include "latchwork/structures/race/host_load_cache.h"
+#include "structures/race/load_image_key.h"
+#include "verbs/node_memory_reuse.h"
 
 namespace lw {
 namespace {
@@ -262,7 +264,7 @@ std::string HashRunOptions::validate(const ClusterConfig& c) const {
   return {};
 }
 
-HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o, race::HostLoadCache* loads) {
+HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o) {
   const std::string invalid = o.validate(cluster);
   LW_CHECK_MSG(invalid.empty(), invalid);
   HashRunResult r;
@@ -304,15 +306,24 @@ HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o, ra
       const uint64_t key = wl.key_of_rank(rank);
       records.emplace_back(key, initial_value(key));
     }
-    // A shared table's load is one process's: no image of it is reused.
-    race::HostLoadCache* cache = several ? nullptr : loads;
-    const std::shared_ptr<const race::HostLoadImage> image = cache ? cache->find(table, records) : nullptr;
+    // A figure's points load the same records: the first one's image, kept
+    // in the set-up store while node memory reuse is in effect (repro). A
+    // shared table's load is one process's: no image of it is reused.
+    const bool reuse = !several && NodeMemoryReuse::active();
+    std::optional<SetupKey> key;
+    if (reuse) key.emplace(race::load_image_key(table, records));
+    const std::shared_ptr<const race::HostLoadImage> image =
+        reuse ? SetupStore::process().find<const race::HostLoadImage>(*key) : nullptr;
     size_t failed = 0;
     if (Status s = table.host_load(*backend, records, image.get(), &failed); !ok(s)) {
       r.error = "loading key " + std::to_string(records[failed].first) + " failed: " + std::string(to_string(s));
       return r;
     }
-    if (cache && !image) cache->add(table.host_image(*backend, records));
+    if (reuse && !image)
+      if (auto made = table.host_image(*backend, records)) {
+        const uint64_t bytes = made->bytes();
+        SetupStore::process().add(std::move(*key), std::move(made), bytes, SetupLifetime::kReuseScope);
+      }
   }
   r.load_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
   if (several) {

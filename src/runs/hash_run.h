@@ -133,12 +133,8 @@ struct HashRunResult {
   PerfResult to_perf_result() const;
 };
 
-namespace race {
-class HostLoadCache;
-}
-// `loads`: images of earlier identical load phases to reuse, and where this
-// run's image goes when it loaded from scratch (null: load every time).
-HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o,
-                       race::HostLoadCache* loads = nullptr);
+// While node memory reuse is in effect (repro), an earlier point's image of
+// the same load phase is installed in place of the inserts (race/load_image_key.h).
+HashRunResult run_hash(const ClusterConfig& cluster, const HashRunOptions& o);
 
 }  // namespace lw

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "latchwork/sim/explore.h"
-#include "latchwork/verbs/node_memory.h"
+#include "verbs/node_memory.h"
 
 namespace lw::explore::detail {
 

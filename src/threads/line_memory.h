@@ -17,7 +17,7 @@
 
 #include "latchwork/base/layout.h"
 #include "latchwork/base/status.h"
-#include "latchwork/verbs/node_memory.h"
+#include "verbs/node_memory.h"
 
 namespace lw::threads {
 

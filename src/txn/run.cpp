@@ -86,7 +86,7 @@ std::string verify_replicas(const Store& s) {
 
 // A field added to TxnRunOptions changes this size: compare it in its
 // operator== (or say there why it does not change a run).
-static_assert(sizeof(TxnRunOptions) == 248, "TxnRunOptions changed: review its operator==");
+static_assert(sizeof(TxnRunOptions) == 240, "TxnRunOptions changed: review its operator==");
 
 std::string TxnRunOptions::validate(const ClusterConfig& c) const {
   if (std::string e = c.validate(); !e.empty()) return e;
@@ -226,7 +226,7 @@ TxnRunResult run_txn(const ClusterConfig& cluster, const TxnWorkload& workload, 
   so.log_ring_bytes = o.log_ring_bytes;
   so.shared_name = o.shared_name;
   so.write_images = o.process_index == 0;
-  std::unique_ptr<Store> store = load_store(*b, workload, so, o.plan_cache, &err);
+  std::unique_ptr<Store> store = load_store(*b, workload, so, &err);
   if (!store) {
     r.error = "cannot build the store: " + err;
     return r;

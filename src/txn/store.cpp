@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <sstream>
 
+#include "base/setup_store.h"
 #include "latchwork/base/assert.h"
 #include "latchwork/base/zero_bytes.h"
 #include "latchwork/txn/store_plan.h"
+#include "verbs/host_image.h"
+#include "verbs/node_memory_reuse.h"
 
 namespace lw::txn {
 
@@ -137,7 +141,7 @@ std::unique_ptr<Store> Store::build(Backend& b, std::vector<TableSpec> tables, H
 }
 
 std::unique_ptr<Store> Store::build(Backend& b, std::shared_ptr<const StorePlan> plan, HomeFn home,
-                                    const StoreOptions& o, std::string* error, StoreImageCache* images) {
+                                    const StoreOptions& o, std::string* error) {
   auto fail = [&](const std::string& m) -> std::unique_ptr<Store> {
     if (error) *error = m;
     return nullptr;
@@ -155,11 +159,11 @@ std::unique_ptr<Store> Store::build(Backend& b, std::shared_ptr<const StorePlan>
   const uint32_t nt = static_cast<uint32_t>(pl.tables.size());
   s->placement_.assign(o.nodes, std::vector<TablePlacement>(nt));
   // An image is only worth capturing where it can be installed again.
-  if (!o.shared_name.empty() || !b.can_install_host_images()) images = nullptr;
-  StoreImageKey key{s->plan_, {}, {}};
+  const bool images = o.shared_name.empty() && b.can_install_host_images() && NodeMemoryReuse::active();
+  Allocations allocations;
   auto noted = [&](RemoteAddr a, uint64_t bytes) {
-    key.allocations.push_back(a);
-    key.sizes.push_back(std::max<uint64_t>(bytes, kCacheLine));
+    allocations.at.push_back(a);
+    allocations.bytes.push_back(std::max<uint64_t>(bytes, kCacheLine));
     return a;
   };
   // The allocations, in the same order in every process.
@@ -186,10 +190,10 @@ std::unique_ptr<Store> Store::build(Backend& b, std::shared_ptr<const StorePlan>
       return fail("the log rings do not fit memory node " + std::to_string(n) + ": raise memory_node_bytes");
   }
   if (o.write_images) {
-    if (images == nullptr || !s->install_images(*images, key)) {
+    if (!images || !s->install_images(allocations)) {
       s->write_indexes();
       s->write_records();
-      if (images != nullptr) s->capture_images(images, std::move(key));
+      if (images) s->capture_images(allocations);
     }
   }
   return s;
@@ -197,46 +201,64 @@ std::unique_ptr<Store> Store::build(Backend& b, std::shared_ptr<const StorePlan>
 
 namespace {
 
-// Node n's allocations in `key`, first to last: [lo, hi) in offsets.
-void node_range(const StoreImageKey& key, NodeId n, uint64_t* lo, uint64_t* hi) {
+using StoreImages = std::vector<std::shared_ptr<const HostImage>>;  // one per store node
+
+// The set-up store's key of a built store's memory (base/setup_store.h):
+// the plan (the same object: StorePlanCache hands out one per load of the
+// same records, tables, home answers and layout; held by the key) and every
+// allocation's address and size.
+SetupKey images_key(const std::shared_ptr<const StorePlan>& plan, const std::vector<RemoteAddr>& at,
+                    const std::vector<uint64_t>& bytes) {
+  SetupKey k("txn.store-images");
+  k.add_compared(plan).add(std::span<const RemoteAddr>(at)).add(std::span<const uint64_t>(bytes));
+  return k;
+}
+
+// Node n's allocations, first to last: [lo, hi) in offsets.
+void node_range(const std::vector<RemoteAddr>& at, const std::vector<uint64_t>& bytes, NodeId n, uint64_t* lo,
+                uint64_t* hi) {
   *lo = ~uint64_t{0};
   *hi = 0;
-  for (size_t i = 0; i < key.allocations.size(); ++i) {
-    if (key.allocations[i].node() != n) continue;
-    *lo = std::min(*lo, key.allocations[i].offset());
-    *hi = std::max(*hi, key.allocations[i].offset() + key.sizes[i]);
+  for (size_t i = 0; i < at.size(); ++i) {
+    if (at[i].node() != n) continue;
+    *lo = std::min(*lo, at[i].offset());
+    *hi = std::max(*hi, at[i].offset() + bytes[i]);
   }
   LW_CHECK(*lo < *hi);
 }
 
 }  // namespace
 
-bool Store::install_images(const StoreImageCache& images, const StoreImageKey& key) {
-  const StoreImages found = images.find(key);
-  if (found.empty()) return false;
-  LW_CHECK(found.size() == o_.nodes);
+bool Store::install_images(const Allocations& a) {
+  const auto found = SetupStore::process().find<const StoreImages>(images_key(plan_, a.at, a.bytes));
+  if (found == nullptr) return false;
+  LW_CHECK(found->size() == o_.nodes);
   for (uint32_t n = 0; n < o_.nodes; ++n) {
     uint64_t lo, hi;
-    node_range(key, static_cast<NodeId>(n), &lo, &hi);
-    LW_CHECK(found[n]->offset() == lo && found[n]->bytes() == hi - lo);
-    b_.host_install_image(static_cast<NodeId>(n), *found[n]);
+    node_range(a.at, a.bytes, static_cast<NodeId>(n), &lo, &hi);
+    const HostImage& img = *(*found)[n];
+    LW_CHECK(img.offset() == lo && img.bytes() == hi - lo);
+    b_.host_install_image(static_cast<NodeId>(n), img);
   }
   return true;
 }
 
-void Store::capture_images(StoreImageCache* images, StoreImageKey key) const {
-  StoreImages taken;
+void Store::capture_images(const Allocations& a) const {
+  auto taken = std::make_shared<StoreImages>();
+  uint64_t bytes = 0;
   for (uint32_t n = 0; n < o_.nodes; ++n) {
     uint64_t lo, hi;
-    node_range(key, static_cast<NodeId>(n), &lo, &hi);
+    node_range(a.at, a.bytes, static_cast<NodeId>(n), &lo, &hi);
     const NodeId node = static_cast<NodeId>(n);
     auto img = HostImage::capture(lo, hi - lo, [&](uint64_t off, std::byte* dst, uint64_t len) {
       b_.host_read(RemoteAddr(node, off), dst, len);
     });
     if (!img) return;  // no image: later builds write as this one did
-    taken.push_back(std::move(img));
+    bytes += img->stored_bytes();
+    taken->push_back(std::move(img));
   }
-  images->add(std::move(key), std::move(taken));
+  SetupStore::process().add<const StoreImages>(images_key(plan_, a.at, a.bytes), std::move(taken), bytes,
+                                               SetupLifetime::kReuseScope);
 }
 
 // Each index image through one chunk buffer, its used slots' offsets moved

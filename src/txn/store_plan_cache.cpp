@@ -1,5 +1,5 @@
 // Exact reuse of store plans (store_plan_cache.h).
-#include "latchwork/txn/store_plan_cache.h"
+#include "txn/store_plan_cache.h"
 
 #include <bit>
 #include <cstring>
@@ -32,30 +32,30 @@ class Fingerprint {
 
 }  // namespace
 
-void StorePlanCache::remember(Entry& e, std::shared_ptr<const LoadIdentity> id) {
-  if (id == nullptr || e.loaded_by.size() >= kMaxIdentities) return;
+void StorePlanCache::remember(Entry& e, const std::string& key) {
+  if (key.empty() || e.loaded_by.size() >= kMaxLoadKeys) return;
   for (const auto& known : e.loaded_by)
-    if (known->same_load(*id)) return;
-  e.loaded_by.push_back(std::move(id));
+    if (known == key) return;
+  e.loaded_by.push_back(key);
 }
 
-void StorePlanCache::remember_plan(const StorePlan* p, std::shared_ptr<const LoadIdentity> id) {
+void StorePlanCache::remember_plan(const StorePlan* p, const std::string& key) {
   for (Entry& e : entries_)
-    if (e.bytes > 0 && e.plan.get().get() == p) return remember(e, std::move(id));
+    if (e.bytes > 0 && e.plan.get().get() == p) return remember(e, key);
 }
 
-StoreLoader StorePlanCache::loader_for(const LoadIdentity* id, const std::vector<TableSpec>& tables,
+StoreLoader StorePlanCache::loader_for(const std::string& key, const std::vector<TableSpec>& tables,
                                        const StoreOptions& o, bool* recalled) const {
   *recalled = false;
   StoreLoader l;
-  if (id != nullptr) {
+  if (!key.empty()) {
     std::lock_guard<std::mutex> lock(mu_);
     for (const Entry& e : entries_) {
       if (e.bytes == 0) continue;  // being made
       std::shared_ptr<const StorePlan> p = e.plan.get();
       if (!(p->tables == tables && p->fits(o))) continue;
       for (const auto& known : e.loaded_by)
-        if (known->same_load(*id)) {
+        if (known == key) {
           // As if every record had been loaded and matched.
           l.expected_ = std::move(p);
           l.matched_ = l.expected_->loader.rows_.size();
@@ -70,7 +70,7 @@ StoreLoader StorePlanCache::loader_for(const LoadIdentity* id, const std::vector
 
 std::shared_ptr<const StorePlan> StorePlanCache::plan(std::vector<TableSpec> tables, const HomeFn& home,
                                                       StoreLoader loader, const StoreOptions& o, std::string* error,
-                                                      std::shared_ptr<const LoadIdentity> loaded_by) {
+                                                      const std::string& loaded_by) {
   // Loaded as expected: only the home answers are left to compare.
   if (loader.loaded_expected()) {
     std::shared_ptr<const StorePlan> e = loader.expected_;
@@ -81,7 +81,7 @@ std::shared_ptr<const StorePlan> StorePlanCache::plan(std::vector<TableSpec> tab
       ++hits_;
       for (auto it = entries_.begin(); it != entries_.end(); ++it)
         if (it->bytes > 0 && it->plan.get() == e) {
-          remember(*it, std::move(loaded_by));
+          remember(*it, loaded_by);
           entries_.splice(entries_.begin(), entries_, it);  // most recently used first
           break;
         }
@@ -143,7 +143,7 @@ std::shared_ptr<const StorePlan> StorePlanCache::plan(std::vector<TableSpec> tab
     {
       std::lock_guard<std::mutex> lock(mu_);
       ++(same ? hits_ : misses_);
-      if (same) remember_plan(p.get(), std::move(loaded_by));
+      if (same) remember_plan(p.get(), loaded_by);
     }
     if (same) return p;
     // A fingerprint shared by other data, or a plan that failed: our own, not kept.
@@ -167,7 +167,7 @@ std::shared_ptr<const StorePlan> StorePlanCache::plan(std::vector<TableSpec> tab
     return p;
   }
   mine->bytes = size;
-  remember(*mine, std::move(loaded_by));
+  remember(*mine, loaded_by);
   bytes_ += size;
   // The least recently used finished plans go first (one being made stays).
   for (auto it = entries_.end(); bytes_ > max_bytes_ && it != entries_.begin();) {

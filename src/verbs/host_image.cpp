@@ -1,5 +1,5 @@
 // Node-memory snapshots in a memfd (host_image.h).
-#include "latchwork/verbs/host_image.h"
+#include "verbs/host_image.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

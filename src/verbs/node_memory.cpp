@@ -1,4 +1,4 @@
-#include "latchwork/verbs/node_memory.h"
+#include "verbs/node_memory.h"
 
 #include <sys/mman.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "latchwork/base/assert.h"
-#include "latchwork/verbs/node_memory_reuse.h"
+#include "verbs/node_memory_reuse.h"
 
 namespace lw {
 

@@ -1,5 +1,5 @@
 // Released node memory kept mapped and zeroed (node_memory_reuse.h).
-#include "latchwork/verbs/node_memory_reuse.h"
+#include "verbs/node_memory_reuse.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -11,6 +11,7 @@
 #include <new>
 #include <vector>
 
+#include "base/setup_store.h"
 #include "latchwork/base/assert.h"
 #include "latchwork/base/zero_bytes.h"
 
@@ -27,18 +28,11 @@ struct Kept {
   std::shared_ptr<const HostImage> image;  // its bytes, at its offsets (null: all zero)
 };
 
-struct KeptImage {
-  std::string key;
-  std::shared_ptr<const HostImage> image;
-};
-
 struct Pool {
   uint64_t max_resident = 0;
   uint64_t resident = 0;
   uint64_t reused = 0;
   std::vector<Kept> kept;
-  std::vector<KeptImage> images;  // oldest first
-  uint64_t image_bytes = 0;       // their stored bytes
 };
 
 // Mappings kept at most, whatever their resident bytes (address space).
@@ -150,6 +144,9 @@ NodeMemoryReuse::~NodeMemoryReuse() {
   auto* p = static_cast<Pool*>(pool_);
   for (const Kept& k : p->kept) munmap(k.base, k.bytes);
   delete p;
+  // The set-up products kept for this scope (images: they pay off only
+  // where node memory is handed on) go with it.
+  SetupStore::process().drop_scoped();
 }
 
 bool NodeMemoryReuse::active() {
@@ -230,30 +227,6 @@ bool NodeMemoryReuse::exchange(void** base, uint64_t bytes, uint32_t slot, std::
     return true;
   }
   return false;
-}
-
-std::shared_ptr<const HostImage> NodeMemoryReuse::image(const std::string& key, uint64_t offset, uint64_t bytes,
-                                                         const HostImage::Reader& read) {
-  {
-    std::lock_guard<std::mutex> lock(g_mu);
-    if (g_pool == nullptr) return nullptr;
-    for (const KeptImage& k : g_pool->images)
-      if (k.key == key) return k.image;
-  }
-  std::shared_ptr<const HostImage> made = HostImage::capture(offset, bytes, read);
-  if (made == nullptr) return nullptr;
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (g_pool == nullptr || made->stored_bytes() > g_pool->max_resident) return made;  // used once, not kept
-  for (const KeptImage& k : g_pool->images)
-    if (k.key == key) return k.image;  // another thread made it first
-  auto& images = g_pool->images;
-  while (!images.empty() && g_pool->image_bytes + made->stored_bytes() > g_pool->max_resident) {
-    g_pool->image_bytes -= images.front().image->stored_bytes();
-    images.erase(images.begin());
-  }
-  images.push_back({key, made});
-  g_pool->image_bytes += made->stored_bytes();
-  return made;
 }
 
 bool NodeMemoryReuse::give(void* base, uint64_t bytes, const std::vector<uint64_t>* written,

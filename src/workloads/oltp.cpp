@@ -12,19 +12,28 @@ namespace lw::workloads {
 namespace {
 
 // The built-in workloads load from their name and options only (load_value:
-// no Rng), so equal names and options load equal records.
-class OltpLoadIdentity final : public txn::LoadIdentity {
- public:
-  OltpLoadIdentity(std::string name, const OltpOptions& o) : name_(std::move(name)), options_(o) {}
-  bool same_load(const txn::LoadIdentity& other) const override {
-    const auto* o = dynamic_cast<const OltpLoadIdentity*>(&other);
-    return o != nullptr && o->name_ == name_ && o->options_ == options_;
-  }
-
- private:
-  std::string name_;
-  OltpOptions options_;
-};
+// no Rng), so equal names and options load equal records: the load key is
+// the name and every option's bytes.
+std::string oltp_load_key(const std::string& name, const OltpOptions& o) {
+  // A field added to OltpOptions changes its size: add it below too.
+  static_assert(sizeof(OltpOptions) == 88, "an OltpOptions field is missing from the load key");
+  std::string k = "oltp/" + name + "/";
+  auto add = [&k](auto v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  add(o.nodes);
+  add(o.warehouses_per_node);
+  add(o.accounts_per_node);
+  add(o.subscribers_per_node);
+  add(o.customers_per_node);
+  add(o.order_slots);
+  add(o.hot_fraction);
+  add(o.hot_share);
+  add(o.remote_item_percent);
+  add(o.items);
+  add(o.customers_per_district);
+  add(o.securities_per_node);
+  add(o.market_feed_percent);
+  return k;
+}
 
 }  // namespace
 
@@ -71,7 +80,7 @@ std::unique_ptr<txn::TxnWorkload> make_oltp_workload(const std::string& name, co
     return nullptr;
   }
   w->set_store_nodes(o.nodes);  // run_txn checks it against the store
-  w->set_load_identity(std::make_shared<OltpLoadIdentity>(name, o));
+  w->set_load_key(oltp_load_key(name, o));
   return w;
 }
 

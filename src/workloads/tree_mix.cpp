@@ -4,6 +4,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "base/setup_store.h"
 #include "latchwork/base/assert.h"
 
 namespace lw {
@@ -58,28 +59,10 @@ KeySet::KeySet(uint64_t keys, double zipf, uint64_t seed) : zipf_theta_(zipf), s
 }
 
 std::shared_ptr<const KeySet> KeySet::shared(uint64_t keys, double zipf, uint64_t seed) {
-  constexpr size_t kKept = 4;
-  constexpr uint64_t kMaxKeys = (uint64_t{256} << 20) / sizeof(uint64_t);
-  static std::mutex mu;
-  static std::vector<std::shared_ptr<const KeySet>> recent;  // most recent last
-  std::lock_guard<std::mutex> lock(mu);
-  for (size_t i = 0; i < recent.size(); ++i) {
-    const KeySet& k = *recent[i];
-    if (k.size() != keys || k.zipf_theta_ != zipf || k.seed_ != seed) continue;
-    std::shared_ptr<const KeySet> hit = recent[i];
-    recent.erase(recent.begin() + static_cast<std::ptrdiff_t>(i));
-    recent.push_back(hit);
-    return hit;
-  }
-  auto made = std::make_shared<const KeySet>(keys, zipf, seed);
-  uint64_t held = keys;
-  for (const auto& k : recent) held += k->size();
-  while (!recent.empty() && (recent.size() >= kKept || held > kMaxKeys)) {
-    held -= recent.front()->size();
-    recent.erase(recent.begin());
-  }
-  if (keys <= kMaxKeys) recent.push_back(made);
-  return made;
+  return SetupStore::process().get_or_make<const KeySet>(
+      SetupKey("tree.key-set").add(keys).add(zipf).add(seed), SetupLifetime::kProcess,
+      [&] { return std::make_shared<const KeySet>(keys, zipf, seed); },
+      [](const KeySet& k) { return k.size() * sizeof(uint64_t); });
 }
 
 uint64_t KeySet::index_of_rank(uint64_t rank) const {

@@ -18,17 +18,17 @@ uint32_t coordinators_of(const ClusterConfig& c, const check::Shape& s) {
   return s.workers(c.memory_nodes);
 }
 
-// `plans` (may be null) shares the store's layout between the seeds of a
-// sweep: every seed loads the same records (the workload has no seed).
+// The seeds of a sweep share the store's layout and image (load_store: the
+// check driver's node memory reuse is in effect): every seed loads the same
+// records (the workload has no seed).
 std::unique_ptr<txn::Store> build_store(Backend& b, const txn::TxnWorkload& wl, const txn::DesignConfig& d,
-                                        uint32_t coordinators, uint64_t log_ring_bytes,
-                                        txn::StorePlanCache* plans, std::string* err) {
+                                        uint32_t coordinators, uint64_t log_ring_bytes, std::string* err) {
   txn::StoreOptions so;
   so.nodes = b.config().memory_nodes;
   so.replicas = d.replicas;
   so.coordinators = coordinators;
   so.log_ring_bytes = log_ring_bytes;
-  return txn::load_store(b, wl, so, plans, err);
+  return txn::load_store(b, wl, so, err);
 }
 
 txn::DesignConfig design_of(const TxnCheckOptions& t) {
@@ -40,8 +40,7 @@ txn::DesignConfig design_of(const TxnCheckOptions& t) {
 
 class TxnCheck final : public check::Workload {
  public:
-  TxnCheck(TxnCheckOptions t, std::shared_ptr<txn::StorePlanCache> plans)
-      : t_(std::move(t)), plans_(std::move(plans)) {}
+  explicit TxnCheck(TxnCheckOptions t) : t_(std::move(t)) {}
 
   void setup(check::SeedRun& run) override {
     const ClusterConfig& c = run.config();
@@ -52,7 +51,7 @@ class TxnCheck final : public check::Workload {
     wl_ = make_oltp_workload(t_.workload, oo, &err);
     if (!wl_) return run.fail("setup", err);
     coordinators_ = coordinators_of(c, run.shape());
-    store_ = build_store(run.backend(), *wl_, design_, coordinators_, t_.log_ring_bytes, plans_.get(), &err);
+    store_ = build_store(run.backend(), *wl_, design_, coordinators_, t_.log_ring_bytes, &err);
     if (!store_) return run.fail("setup", "building the store failed: " + err);
     model_ = &run.add_model(std::make_unique<check::SerializabilityModel>());
     std::vector<std::string> names;
@@ -163,7 +162,6 @@ class TxnCheck final : public check::Workload {
 
  private:
   TxnCheckOptions t_;
-  std::shared_ptr<txn::StorePlanCache> plans_;  // shared by the sweep's seeds
   txn::DesignConfig design_;
   std::unique_ptr<txn::TxnWorkload> wl_;
   uint32_t coordinators_ = 0;
@@ -262,15 +260,13 @@ std::string txn_check_validate(const TxnCheckOptions& t, const check::Options& o
   std::string err;
   std::unique_ptr<txn::TxnWorkload> wl = make_oltp_workload(t.workload, oo, &err);
   if (!wl) return err;
-  if (!build_store(sim, *wl, d, coordinators_of(c, o.shape), t.log_ring_bytes, nullptr, &err))
+  if (!build_store(sim, *wl, d, coordinators_of(c, o.shape), t.log_ring_bytes, &err))
     return "the store does not fit: " + err;
   return "";
 }
 
 check::WorkloadFactory txn_check_workload(const TxnCheckOptions& t) {
-  // A sweep's seeds share store layouts; bounded, and freed with the factory.
-  auto plans = std::make_shared<txn::StorePlanCache>(uint64_t{256} << 20);
-  return [t, plans] { return std::make_unique<TxnCheck>(t, plans); };
+  return [t] { return std::make_unique<TxnCheck>(t); };
 }
 
 }  // namespace lw::workloads

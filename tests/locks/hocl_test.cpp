@@ -18,7 +18,7 @@
 #include "latchwork/locks/hocl.h"
 #include "latchwork/runtime/smart.h"
 #include "latchwork/sim/sim_backend.h"
-#include "latchwork/verbs/node_memory.h"
+#include "verbs/node_memory.h"
 
 namespace lw::locks {
 namespace {

@@ -11,6 +11,14 @@ build=$1 src=$2 flags=${3:-} example=${4:-consumer}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
+# Every installed header stands alone against the install: none reaches a
+# private (src/) header. One translation unit includes them all.
+if [ "$example" = consumer ]; then
+  (cd "$work/prefix/include" && find latchwork -name '*.h' | sort | sed 's/.*/#include <&>/') > "$work/all_headers.cpp"
+  [ -s "$work/all_headers.cpp" ] || { echo "no headers installed" >&2; exit 1; }
+  c++ -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I"$work/prefix/include" "$work/all_headers.cpp" 2>"$work/headers.log" ||
+    { grep -v "pragma message\|^In file included\|note: #pragma" "$work/headers.log" >&2; exit 1; }
+fi
 cmake -S "$src/examples/$example" -B "$work/$example" -G Ninja \
   -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null

@@ -4,7 +4,8 @@
 
 #include "latchwork/backends.h"
 #include "latchwork/structures/race/hash_table.h"
-#include "latchwork/structures/race/host_load_cache.h"
+#include "base/setup_store.h"
+#include "verbs/node_memory_reuse.h"
 
 namespace lw {
 namespace {
@@ -67,20 +68,33 @@ TEST(HashRun, SameSeedSameRun) {
   EXPECT_EQ(a.ops, b.ops);
 }
 
-// A load put back from a cached image is the same run as one that inserted
-// every key: same trace, same results (repro's points share images).
-TEST(HashRun, ALoadFromACachedImageIsTheSameRun) {
+// A load put back from a kept image is the same run as one that inserted
+// every key: same trace, same results (repro's points share images while
+// its node memory reuse is in effect).
+TEST(HashRun, ALoadFromAKeptImageIsTheSameRun) {
   HashRunOptions o;
   o.keys = 3000;
   o.warmup_ns = 100'000;
   o.measure_ns = 200'000;
   o.verify = true;
-  race::HostLoadCache cache(1ull << 30);
+  const SetupStore& store = SetupStore::process();
+  HashRunOptions two = o;
+  two.keys = 2000;
+  ASSERT_TRUE(run_hash(small_cluster("race", 2, 4), two).ok());
   const HashRunResult plain = run_hash(small_cluster("race", 2, 4), o);
-  const HashRunResult first = run_hash(small_cluster("race", 2, 4), o, &cache);
-  ASSERT_EQ(cache.images(), 1u);
-  const HashRunResult again = run_hash(small_cluster("race", 2, 4), o, &cache);
-  EXPECT_EQ(cache.images(), 1u);
+  // The process's products (the Zipf tables) are kept by now; no image is
+  // kept without node memory reuse in effect.
+  const size_t entries0 = store.entries();
+  ASSERT_TRUE(run_hash(small_cluster("race", 2, 4), o).ok());
+  ASSERT_EQ(store.entries(), entries0);
+  NodeMemoryReuse reuse(uint64_t{1} << 30);
+  const uint64_t hits0 = store.hits();
+  const HashRunResult first = run_hash(small_cluster("race", 2, 4), o);
+  ASSERT_EQ(store.entries(), entries0 + 1);
+  const uint64_t hits1 = store.hits();
+  const HashRunResult again = run_hash(small_cluster("race", 2, 4), o);
+  EXPECT_EQ(store.entries(), entries0 + 1);
+  EXPECT_EQ(store.hits() - hits1, hits1 - hits0 + 1) << "the second run found the first one's image";
   for (const HashRunResult* r : {&plain, &first, &again}) {
     ASSERT_TRUE(r->ok()) << r->error;
     EXPECT_TRUE(r->verified);
@@ -90,9 +104,8 @@ TEST(HashRun, ALoadFromACachedImageIsTheSameRun) {
   EXPECT_EQ(again.ops, plain.ops);
   EXPECT_EQ(again.counters, plain.counters);
   // Another key count: another image, and the run it makes is its own.
-  o.keys = 2000;
-  const HashRunResult smaller = run_hash(small_cluster("race", 2, 4), o, &cache);
-  EXPECT_EQ(cache.images(), 2u);
+  const HashRunResult smaller = run_hash(small_cluster("race", 2, 4), two);
+  EXPECT_EQ(store.entries(), entries0 + 2);
   EXPECT_TRUE(smaller.ok() && smaller.verified) << smaller.error;
 }
 

@@ -8,8 +8,8 @@
 
 #include "latchwork/sim/sim_backend.h"
 #include "latchwork/structures/sherman/tree.h"
-#include "latchwork/verbs/node_memory.h"
-#include "latchwork/verbs/node_memory_reuse.h"
+#include "verbs/node_memory.h"
+#include "verbs/node_memory_reuse.h"
 
 namespace lw::sherman {
 namespace {

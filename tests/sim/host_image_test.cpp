@@ -1,7 +1,7 @@
 // Host images (verbs/host_image.h): a node that installs an image reads
 // exactly the captured bytes and keeps everything outside the range,
 // whatever the range's alignment; nodes and the image stay independent.
-#include "latchwork/verbs/host_image.h"
+#include "verbs/host_image.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "latchwork/sim/sim_backend.h"
-#include "latchwork/verbs/node_memory.h"
-#include "latchwork/verbs/node_memory_reuse.h"
+#include "verbs/node_memory.h"
+#include "verbs/node_memory_reuse.h"
 
 namespace lw {
 namespace {

@@ -1,7 +1,7 @@
 // Released node memory handed to the next node of its size reads zero
 // everywhere, as a fresh mapping does; only while a NodeMemoryReuse lives,
 // and within its bound.
-#include "latchwork/verbs/node_memory_reuse.h"
+#include "verbs/node_memory_reuse.h"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "latchwork/sim/sim_backend.h"
-#include "latchwork/verbs/node_memory.h"
+#include "verbs/node_memory.h"
 
 namespace lw {
 namespace {

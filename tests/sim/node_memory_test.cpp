@@ -1,7 +1,7 @@
 // Node memory is reserved, not filled: pages are zero on first touch, an
 // untouched node costs no resident memory, and a mapping that cannot be made
 // fails with an exception naming the size.
-#include "latchwork/verbs/node_memory.h"
+#include "verbs/node_memory.h"
 
 #include <gtest/gtest.h>
 

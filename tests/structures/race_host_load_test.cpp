@@ -8,7 +8,8 @@
 
 #include "latchwork/backends.h"
 #include "latchwork/structures/race/hash_table.h"
-#include "latchwork/structures/race/host_load_cache.h"
+#include "base/setup_store.h"
+#include "structures/race/load_image_key.h"
 
 namespace lw::race {
 namespace {
@@ -119,25 +120,32 @@ TEST(RaceHostLoad, NoImageOfATableWithOtherInserts) {
   EXPECT_THROW((void)tb.host_load(*b, recs), InvariantViolation);
 }
 
-TEST(RaceHostLoad, TheCacheFindsFittingImagesAndStaysWithinItsBound) {
+// The set-up store's key of a load image (load_image_key.h): equal for the
+// same records in a table of the same layout on another backend, different
+// for other records or a table elsewhere; the store finds an image by it.
+TEST(RaceHostLoad, TheImageKeyIsTheRecordsAndTheLayout) {
   const HostRecords recs = records(400), others = records(400, 1);
-  std::unique_ptr<Backend> a = backend(), b = backend();
-  const HashTable ta = table(*a), tb = table(*b);
+  std::unique_ptr<Backend> a = backend(), c = backend(), d = backend();
+  const HashTable ta = table(*a), tc = table(*c);
+  ASSERT_FALSE(d->allocate(0, 4096).is_null());  // the table lands elsewhere
+  const HashTable td = table(*d);
+  EXPECT_TRUE(load_image_key(ta, recs) == load_image_key(tc, recs));
+  EXPECT_FALSE(load_image_key(ta, recs) == load_image_key(tc, others));
+  EXPECT_FALSE(load_image_key(ta, recs) == load_image_key(td, recs));
+  HostRecords reordered = recs;
+  std::swap(reordered.front(), reordered.back());
+  EXPECT_FALSE(load_image_key(ta, recs) == load_image_key(tc, reordered));
+
   ASSERT_TRUE(ok(ta.host_load(*a, recs)));
-  ASSERT_TRUE(ok(tb.host_load(*b, others)));
-  const auto ia = ta.host_image(*a, recs), ib = tb.host_image(*b, others);
-  HostLoadCache cache(ia->bytes() + ib->bytes() / 2);
-  std::unique_ptr<Backend> c = backend();
-  const HashTable tc = table(*c);
-  EXPECT_EQ(cache.find(tc, recs), nullptr);
-  cache.add(ia);
-  cache.add(ta.host_image(*a, recs));  // an equal one: not kept twice
-  EXPECT_EQ(cache.images(), 1u);
-  EXPECT_EQ(cache.find(tc, recs), ia);
-  EXPECT_EQ(cache.find(tc, others), nullptr);
-  cache.add(ib);  // over the bound: not kept
-  EXPECT_EQ(cache.images(), 1u);
-  EXPECT_EQ(cache.bytes(), ia->bytes());
+  const auto ia = ta.host_image(*a, recs);
+  ASSERT_TRUE(ia);
+  SetupStore store(uint64_t{1} << 30);
+  EXPECT_EQ(store.find<const HostLoadImage>(load_image_key(tc, recs)), nullptr);
+  EXPECT_EQ(store.add(load_image_key(ta, recs), ia, ia->bytes(), SetupLifetime::kReuseScope), ia);
+  const auto found = store.find<const HostLoadImage>(load_image_key(tc, recs));
+  EXPECT_EQ(found, ia);
+  EXPECT_TRUE(found && tc.fits(*found, recs));
+  EXPECT_EQ(store.find<const HostLoadImage>(load_image_key(td, recs)), nullptr);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 
 #include "latchwork/sim/sim_backend.h"
 #include "latchwork/structures/jasny/tuple_store.h"
-#include "latchwork/verbs/node_memory_reuse.h"
+#include "verbs/node_memory_reuse.h"
 
 namespace lw {
 namespace {

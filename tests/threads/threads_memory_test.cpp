@@ -12,7 +12,7 @@
 
 #include "latchwork/base/assert.h"
 #include "latchwork/threads/threads_backend.h"
-#include "latchwork/verbs/node_memory.h"
+#include "verbs/node_memory.h"
 
 namespace lw {
 namespace {

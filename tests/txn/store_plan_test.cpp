@@ -9,7 +9,9 @@
 #include <tuple>
 
 #include "latchwork/backends.h"
-#include "latchwork/txn/store_plan_cache.h"
+#include "base/setup_store.h"
+#include "txn/store_plan_cache.h"
+#include "verbs/node_memory_reuse.h"
 
 namespace lw::txn {
 namespace {
@@ -252,32 +254,23 @@ TEST(TxnStorePlan, ExpectingLoaderMatchesOrSettles) {
   }
 }
 
-class Salted final : public LoadIdentity {
- public:
-  explicit Salted(int salt) : salt_(salt) {}
-  bool same_load(const LoadIdentity& o) const override {
-    const auto* x = dynamic_cast<const Salted*>(&o);
-    return x != nullptr && x->salt_ == salt_;
-  }
+// A load key of its own per salt (TxnWorkload::load_key).
+std::string salted(int salt) { return "salted/" + std::to_string(salt); }
 
- private:
-  int salt_;
-};
-
-// A workload's identity recalls the plan its equal loaded, without loading:
-// only for the same identity, tables and layout, and the home answers are
+// A workload's load key recalls the plan an equal key loaded, without
+// loading: only for the same key, tables and layout, and the home answers are
 // still compared.
-TEST(TxnStorePlan, ALoadIdentityRecallsThePlanItLoaded) {
+TEST(TxnStorePlan, ALoadKeyRecallsThePlanItLoaded) {
   StorePlanCache cache(1ull << 30);
   std::string err;
-  const auto one = std::make_shared<Salted>(1);
+  const std::string one = salted(1);
   bool recalled = true;
-  StoreLoader first = cache.loader_for(one.get(), kTables, options(), &recalled);
+  StoreLoader first = cache.loader_for(one, kTables, options(), &recalled);
   EXPECT_FALSE(recalled) << "nothing loaded yet";
   auto base = cache.plan(kTables, by_key, load(600), options(), &err, one);
   ASSERT_TRUE(base) << err;
 
-  StoreLoader again = cache.loader_for(std::make_shared<Salted>(1).get(), kTables, options(), &recalled);
+  StoreLoader again = cache.loader_for(salted(1), kTables, options(), &recalled);
   EXPECT_TRUE(recalled);
   EXPECT_TRUE(again.loaded_expected());
   EXPECT_EQ(again.records(), 600u);
@@ -285,20 +278,20 @@ TEST(TxnStorePlan, ALoadIdentityRecallsThePlanItLoaded) {
   EXPECT_EQ(cache.plan(kTables, by_key, std::move(again), options(), &err), base);
   EXPECT_EQ(cache.hits(), 1u);
 
-  // Another identity, other tables or layout: loaded as before (an
+  // Another key, other tables or layout: loaded as before (an
   // expecting loader, empty).
   StoreOptions looser = options();
   looser.index_load = 0.25;
   for (auto [id, tables, o] : {std::tuple{2, kTables, options()}, std::tuple{1, std::vector<TableSpec>{{"small", 8}}, options()},
                                std::tuple{1, kTables, looser}}) {
-    StoreLoader l = cache.loader_for(std::make_shared<Salted>(id).get(), tables, o, &recalled);
+    StoreLoader l = cache.loader_for(salted(id), tables, o, &recalled);
     EXPECT_FALSE(recalled) << id;
     EXPECT_EQ(l.records(), 0u);
   }
-  EXPECT_FALSE((cache.loader_for(nullptr, kTables, options(), &recalled), recalled));
+  EXPECT_FALSE((cache.loader_for(std::string(), kTables, options(), &recalled), recalled));
 
   // Recalled, but with another home: a plan of its own, for the same records.
-  StoreLoader moved_loader = cache.loader_for(one.get(), kTables, options(), &recalled);
+  StoreLoader moved_loader = cache.loader_for(one, kTables, options(), &recalled);
   ASSERT_TRUE(recalled);
   auto moved = cache.plan(kTables, all_on_zero, std::move(moved_loader), options(), &err, one);
   ASSERT_TRUE(moved) << err;
@@ -306,10 +299,10 @@ TEST(TxnStorePlan, ALoadIdentityRecallsThePlanItLoaded) {
   EXPECT_EQ(moved->loader, load(600));
   for (size_t i = 0; i < moved->row_primary.size(); ++i) ASSERT_EQ(moved->row_primary[i], 0u) << i;
 
-  // A second identity that loaded the same records is remembered too.
-  const auto three = std::make_shared<Salted>(3);
+  // A second key that loaded the same records is remembered too.
+  const std::string three = salted(3);
   EXPECT_EQ(cache.plan(kTables, by_key, load(600), options(), &err, three), base);
-  cache.loader_for(three.get(), kTables, options(), &recalled);
+  cache.loader_for(three, kTables, options(), &recalled);
   EXPECT_TRUE(recalled);
 }
 
@@ -334,10 +327,20 @@ TEST(TxnStorePlan, FailuresAreReportedAndNotKept) {
   EXPECT_NE(err.find("nodes"), std::string::npos) << err;
 }
 
+// The set-up store's hits and bytes since a point (store images are the
+// only products these builds look up).
+struct StoreCounts {
+  uint64_t hits0 = SetupStore::process().hits(), bytes0 = SetupStore::process().bytes();
+  uint64_t hits() const { return SetupStore::process().hits() - hits0; }
+  uint64_t bytes() const { return SetupStore::process().bytes() - bytes0; }
+};
+
 // A store built again from a cached plan at the same addresses copies the
-// first build's memory image (store_image_cache.h): the same bytes, and its
-// own from then on.
+// first build's memory image (Store::build, kept in the set-up store while
+// node memory reuse is in effect): the same bytes, and its own from then on.
 TEST(TxnStoreImage, ALaterBuildInstallsTheFirstBuildsImage) {
+  NodeMemoryReuse reuse(uint64_t{1} << 30);
+  ASSERT_TRUE(NodeMemoryReuse::active());
   auto b0 = backend(), b1 = backend(), b2 = backend(), b3 = backend();
   std::string err;
   auto alone = Store::build(*b0, kTables, by_key, load(3000), options(), &err);
@@ -347,16 +350,17 @@ TEST(TxnStoreImage, ALaterBuildInstallsTheFirstBuildsImage) {
   StorePlanCache cache(1ull << 30);
   auto plan = cache.plan(kTables, by_key, load(3000), options(), &err);
   ASSERT_TRUE(plan) << err;
-  auto first = Store::build(*b1, plan, by_key, options(), &err, &cache.images());
+  const StoreCounts counts;
+  auto first = Store::build(*b1, plan, by_key, options(), &err);
   ASSERT_TRUE(first) << err;
-  EXPECT_EQ(cache.images().hits(), 0u);
-  EXPECT_GT(cache.images().bytes(), 0u) << "the first build left its image";
+  EXPECT_EQ(counts.hits(), 0u);
+  EXPECT_GT(counts.bytes(), 0u) << "the first build left its image";
   // More coordinators: more log ring memory after the tables, same image.
   StoreOptions more = options();
   more.coordinators = 5;
-  auto second = Store::build(*b2, plan, by_key, more, &err, &cache.images());
+  auto second = Store::build(*b2, plan, by_key, more, &err);
   ASSERT_TRUE(second) << err;
-  EXPECT_EQ(cache.images().hits(), 1u);
+  EXPECT_EQ(counts.hits(), 1u);
   EXPECT_EQ(images(*first), want);
   EXPECT_EQ(images(*second), want);
   for (NodeId n = 0; n < 3; ++n)
@@ -371,39 +375,67 @@ TEST(TxnStoreImage, ALaterBuildInstallsTheFirstBuildsImage) {
   const std::vector<std::byte> junk(second->record_bytes(1), std::byte{0x5a});
   b2->host_write(second->address(1, key), junk.data(), junk.size());
   EXPECT_NE(images(*second), want);
-  auto third = Store::build(*b3, plan, by_key, options(), &err, &cache.images());
+  auto third = Store::build(*b3, plan, by_key, options(), &err);
   ASSERT_TRUE(third) << err;
-  EXPECT_EQ(cache.images().hits(), 2u);
+  EXPECT_EQ(counts.hits(), 2u);
   EXPECT_EQ(images(*third), want);
   EXPECT_EQ(images(*first), want);
 }
 
-TEST(TxnStoreImage, OnlyAtTheSameAddressesAndWhereItCanBeInstalled) {
+TEST(TxnStoreImage, OnlyAtTheSameAddressesWhereItCanBeInstalledAndWhileReuseIsInEffect) {
   std::string err;
   StorePlanCache cache(1ull << 30);
   auto plan = cache.plan(kTables, by_key, load(800), options(), &err);
   ASSERT_TRUE(plan) << err;
+  {
+    // No reuse in effect: nothing kept.
+    const StoreCounts counts;
+    ASSERT_FALSE(NodeMemoryReuse::active());
+    ASSERT_TRUE(Store::build(*backend(), plan, by_key, options(), &err)) << err;
+    EXPECT_EQ(counts.bytes(), 0u);
+  }
+  NodeMemoryReuse reuse(uint64_t{1} << 30);
+  const StoreCounts counts;
   auto b1 = backend();
-  ASSERT_TRUE(Store::build(*b1, plan, by_key, options(), &err, &cache.images())) << err;
+  ASSERT_TRUE(Store::build(*b1, plan, by_key, options(), &err)) << err;
+  const uint64_t kept = counts.bytes();
+  EXPECT_GT(kept, 0u);
   // Something allocated first moves every table: the image does not fit.
   auto shifted = backend(), shifted_alone = backend();
   for (Backend* b : {shifted.get(), shifted_alone.get()}) ASSERT_FALSE(b->allocate(0, 4096).is_null());
-  auto s = Store::build(*shifted, plan, by_key, options(), &err, &cache.images());
+  auto s = Store::build(*shifted, plan, by_key, options(), &err);
+  ASSERT_TRUE(s) << err;
+  EXPECT_EQ(counts.hits(), 0u);
+  const uint64_t kept_shifted = counts.bytes();
+  EXPECT_GT(kept_shifted, kept) << "the shifted build keeps an image of its own";
+  {
+    NodeMemoryReuse nested(uint64_t{1} << 30);  // does nothing: one is in effect
+  }
+  EXPECT_EQ(counts.bytes(), kept_shifted) << "only the reuse in effect drops the images";
   auto alone = Store::build(*shifted_alone, plan, by_key, options(), &err);
-  ASSERT_TRUE(s && alone) << err;
-  EXPECT_EQ(cache.images().hits(), 0u);
+  ASSERT_TRUE(alone) << err;
+  EXPECT_EQ(counts.hits(), 1u);
   EXPECT_EQ(images(*s), images(*alone));
   // The threads backend installs no images, so none is captured there.
-  StorePlanCache other(1ull << 30);
   auto threads = backend("threads");
-  auto t = Store::build(*threads, plan, by_key, options(), &err, &other.images());
+  auto t = Store::build(*threads, plan, by_key, options(), &err);
   ASSERT_TRUE(t) << err;
-  EXPECT_EQ(other.images().bytes(), 0u);
+  EXPECT_EQ(counts.bytes(), kept_shifted);
   EXPECT_EQ(images(*t), images(*Store::build(*backend(), plan, by_key, options(), &err)));
-  // A bound below one image keeps none.
-  StorePlanCache tiny(1);
-  ASSERT_TRUE(Store::build(*backend(), plan, by_key, options(), &err, &tiny.images())) << err;
-  EXPECT_EQ(tiny.images().bytes(), 0u);
+}
+
+TEST(TxnStoreImage, TheEndOfTheReuseDropsTheImages) {
+  std::string err;
+  StorePlanCache cache(1ull << 30);
+  auto plan = cache.plan(kTables, by_key, load(800), options(), &err);
+  ASSERT_TRUE(plan) << err;
+  const uint64_t before = SetupStore::process().bytes();
+  {
+    NodeMemoryReuse reuse(uint64_t{1} << 30);
+    ASSERT_TRUE(Store::build(*backend(), plan, by_key, options(), &err)) << err;
+    EXPECT_GT(SetupStore::process().bytes(), before);
+  }
+  EXPECT_EQ(SetupStore::process().bytes(), before);
 }
 
 }  // namespace

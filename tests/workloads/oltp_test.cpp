@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "latchwork/backends.h"
 #include "latchwork/txn/load.h"
 #include "latchwork/txn/run.h"
 #include "latchwork/txn/store.h"
+#include "txn/store_plan_cache.h"
+#include "verbs/node_memory_reuse.h"
 
 namespace lw::workloads {
 namespace {
@@ -194,13 +197,14 @@ TEST(Oltp, HomesSpreadOverNodes) {
 namespace lw::workloads {
 namespace {
 
-// A workload's load identity is its name and every option: equal ones share
-// a plan without loading again, and any other option or name loads its own
+// A workload's load key is its name and every option: equal ones share a
+// plan without loading again, and any other option or name loads its own
 // records (checked against a plain load).
-TEST(Oltp, LoadIdentityIsTheNameAndEveryOption) {
+TEST(Oltp, LoadKeyIsTheNameAndEveryOption) {
   OltpOptions a = small(2);
-  EXPECT_TRUE(make("tpcc", a)->load_identity()->same_load(*make("tpcc", a)->load_identity()));
-  EXPECT_FALSE(make("tpcc", a)->load_identity()->same_load(*make("tatp", a)->load_identity()));
+  EXPECT_FALSE(make("tpcc", a)->load_key().empty());
+  EXPECT_EQ(make("tpcc", a)->load_key(), make("tpcc", a)->load_key());
+  EXPECT_NE(make("tpcc", a)->load_key(), make("tatp", a)->load_key());
   std::vector<OltpOptions> others;
   for (int field = 0; field < 13; ++field) {
     OltpOptions o = a;
@@ -219,15 +223,18 @@ TEST(Oltp, LoadIdentityIsTheNameAndEveryOption) {
       case 11: o.securities_per_node = 41; break;
       case 12: o.market_feed_percent = 1; break;
     }
-    EXPECT_FALSE(make("tpcc", a)->load_identity()->same_load(*make("tpcc", o)->load_identity())) << field;
+    EXPECT_NE(make("tpcc", a)->load_key(), make("tpcc", o)->load_key()) << field;
   }
 
   ClusterConfig c;
   c.memory_nodes = 3;
   c.memory_node_bytes = 32ull << 20;
   for (const std::string& name : oltp_workload_names()) {
-    txn::StorePlanCache plans(1ull << 30);
-    auto records_of = [&](const OltpOptions& o, txn::StorePlanCache* cache) {
+    // Loads share plans while node memory reuse is in effect (load_store).
+    std::optional<NodeMemoryReuse> reuse;
+    reuse.emplace(uint64_t{1} << 30);
+    auto records_of = [&](const OltpOptions& o, bool shared) {
+      if (!shared) reuse.reset();
       txn::StoreOptions so;
       so.nodes = o.nodes;
       so.replicas = 1;
@@ -236,23 +243,27 @@ TEST(Oltp, LoadIdentityIsTheNameAndEveryOption) {
       std::string e;
       auto b = make_backend(cc, &e);
       auto w = make(name, o);
-      auto store = txn::load_store(*b, *w, so, cache, &e);
+      auto store = txn::load_store(*b, *w, so, &e);
       EXPECT_TRUE(store) << name << ": " << e;
       uint64_t records = 0;
       for (txn::TableId t = 0; store && t < store->tables().size(); ++t) records += store->keys(t).size();
+      if (!shared) reuse.emplace(uint64_t{1} << 30);
       return records;
     };
-    const uint64_t base = records_of(a, &plans);
-    EXPECT_EQ(records_of(a, &plans), base) << name;
-    EXPECT_EQ(plans.hits(), 1u) << name;
     OltpOptions bigger = a;
     bigger.warehouses_per_node = 3;
     bigger.accounts_per_node = 700;
     bigger.subscribers_per_node = 150;
     bigger.customers_per_node = 70;
     bigger.securities_per_node = 60;
-    EXPECT_EQ(records_of(bigger, &plans), records_of(bigger, nullptr)) << name;
-    EXPECT_NE(records_of(bigger, nullptr), base) << name;
+    const uint64_t alone = records_of(bigger, false);
+    const std::shared_ptr<txn::StorePlanCache> plans = txn::scope_plan_cache();
+    ASSERT_TRUE(plans);
+    const uint64_t base = records_of(a, true);
+    EXPECT_EQ(records_of(a, true), base) << name;
+    EXPECT_EQ(plans->hits(), 1u) << name;
+    EXPECT_EQ(records_of(bigger, true), alone) << name;
+    EXPECT_NE(alone, base) << name;
   }
 }
 

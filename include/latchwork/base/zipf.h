@@ -20,8 +20,8 @@ class ZipfKeys {
 
   ZipfKeys(uint64_t keys, double theta);
   // The same distribution, shared: experiments that sweep many points over
-  // the same keys build the table (millions of pow calls) once. Keeps the
-  // few most recently used tables.
+  // the same keys build the table (millions of pow calls) once. Kept in the
+  // process's set-up store (bounded by bytes).
   static std::shared_ptr<const ZipfKeys> shared(uint64_t keys, double theta);
   uint64_t keys() const { return keys_; }
   double theta() const { return theta_; }

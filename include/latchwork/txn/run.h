@@ -19,7 +19,6 @@
 #include "latchwork/config/cluster_config.h"
 #include "latchwork/txn/design.h"
 #include "latchwork/txn/history.h"
-#include "latchwork/txn/store_plan_cache.h"
 #include "latchwork/txn/workload.h"
 
 namespace lw {
@@ -54,9 +53,6 @@ struct TxnRunOptions {
   uint64_t log_ring_bytes = 16 << 10;
   // Location caches start full (Engine::Options::warm_cache).
   bool warm_cache = false;
-  // Runs that load the same data may share the store's layout (a repro
-  // figure's points); nullptr: this run lays it out alone.
-  StorePlanCache* plan_cache = nullptr;
 
   // Several node processes (verbs `latchwork node`): process I runs the
   // coordinators of node I; store built by all alike under shared_name.
@@ -74,7 +70,7 @@ struct TxnRunOptions {
            txns_per_worker == o.txns_per_worker && max_txns_per_worker == o.max_txns_per_worker &&
            max_attempts == o.max_attempts && retry_backoff_ns == o.retry_backoff_ns && think_ns == o.think_ns &&
            verify == o.verify &&
-           log_ring_bytes == o.log_ring_bytes && warm_cache == o.warm_cache && plan_cache == o.plan_cache &&
+           log_ring_bytes == o.log_ring_bytes && warm_cache == o.warm_cache &&
            processes == o.processes && process_index == o.process_index && shared_name == o.shared_name &&
            barrier_timeout_ms == o.barrier_timeout_ms;
   }

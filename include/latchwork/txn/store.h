@@ -38,7 +38,6 @@
 
 #include "latchwork/base/remote_ptr.h"
 #include "latchwork/txn/record.h"
-#include "latchwork/txn/store_image_cache.h"
 #include "latchwork/verbs/backend.h"
 
 namespace lw::txn {
@@ -134,13 +133,13 @@ class Store {
                                       const StoreOptions& o, std::string* error);
   // The same from a plan made for the same home function and for options
   // with the same layout fields (nodes, replicas, index_load, max_probe):
-  // allocates in the same order and writes the plan's images. With
-  // `images`, a store built before from the same plan at the same addresses
-  // lends its memory image instead (store_image_cache.h), and a first build
-  // leaves its image there, where the backend can install images.
+  // allocates in the same order and writes the plan's images. While node
+  // memory reuse is in effect (repro, check) and where the backend installs
+  // host images, a store built before from the same plan at the same
+  // addresses lends its memory image instead, and a first build leaves its
+  // image in the set-up store (store_images.cpp).
   static std::unique_ptr<Store> build(Backend& b, std::shared_ptr<const StorePlan> plan, HomeFn home,
-                                      const StoreOptions& o, std::string* error,
-                                      StoreImageCache* images = nullptr);
+                                      const StoreOptions& o, std::string* error);
 
   const StoreOptions& options() const { return o_; }
   uint32_t nodes() const { return o_.nodes; }
@@ -185,11 +184,18 @@ class Store {
   // record image into its heap, in load order.
   void write_indexes();
   void write_records();
-  // The images of a cached build of the same key, installed on every node;
-  // false (then write them) if there are none.
-  bool install_images(const StoreImageCache& images, const StoreImageKey& key);
-  // After the writes: each node's allocations, first to last, into the cache.
-  void capture_images(StoreImageCache* images, StoreImageKey key) const;
+  // Every index and record heap, in build order, and its bytes: with the
+  // plan, what decides the bytes build() writes (the log rings start zero
+  // and stay out: runs that differ only in coordinators share an image).
+  struct Allocations {
+    std::vector<RemoteAddr> at;
+    std::vector<uint64_t> bytes;
+  };
+  // The images of an earlier build of the same plan and allocations,
+  // installed on every node; false (then write them) if there are none.
+  bool install_images(const Allocations& a);
+  // After the writes: each node's allocations, first to last, kept.
+  void capture_images(const Allocations& a) const;
 };
 
 }  // namespace lw::txn

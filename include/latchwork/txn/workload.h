@@ -12,7 +12,6 @@
 
 #include "latchwork/base/random.h"
 #include "latchwork/runtime/task.h"
-#include "latchwork/txn/load_identity.h"
 #include "latchwork/txn/store.h"
 #include "latchwork/txn/txn.h"
 
@@ -62,13 +61,17 @@ class TxnWorkload {
   uint32_t store_nodes() const { return store_nodes_; }
   void set_store_nodes(uint32_t n) { store_nodes_ = n; }
 
-  // What fixes load()'s records (load_identity.h); nullptr: not known.
-  const std::shared_ptr<const LoadIdentity>& load_identity() const { return load_identity_; }
-  void set_load_identity(std::shared_ptr<const LoadIdentity> id) { load_identity_ = std::move(id); }
+  // Bytes that say everything load() reads, so that two workloads with
+  // equal keys load the same records in the same order (the built-in OLTP
+  // workloads: their name and every option). A sweep that loads again then
+  // takes the earlier plan without calling load(). Empty (the default): not
+  // known, loaded every time and compared record by record.
+  const std::string& load_key() const { return load_key_; }
+  void set_load_key(std::string key) { load_key_ = std::move(key); }
 
  private:
   uint32_t store_nodes_ = 0;
-  std::shared_ptr<const LoadIdentity> load_identity_;
+  std::string load_key_;
 };
 
 }  // namespace lw::txn

@@ -22,7 +22,7 @@
 
 namespace lw {
 
-class HostImage;  // verbs/host_image.h
+class HostImage;  // the toolkit's set-up reuse (src/verbs/host_image.h, not installed)
 
 using WorkerMain = std::function<Task<void>(Worker&)>;
 
@@ -152,7 +152,8 @@ class Backend {
   // Makes memory node `node`'s [img.offset(), + img.bytes()) read as the
   // image, as host_write of its bytes would, into a range still as
   // allocate() handed it out. Only where can_install_host_images(): the
-  // simulator (host_image.h); elsewhere write the bytes.
+  // simulator. Only the toolkit makes images (set-up reuse, docs/api.md);
+  // elsewhere write the bytes.
   virtual bool can_install_host_images() const { return false; }
   virtual void host_install_image(NodeId node, const HostImage& img);
 

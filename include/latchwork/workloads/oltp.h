@@ -50,7 +50,7 @@ struct OltpOptions {
   uint64_t securities_per_node = 500;
   uint32_t market_feed_percent = 0;
   std::string validate() const;
-  // Every field: a workload's load identity compares them all (txn/load_identity.h).
+  // Every field: compared by repro's same_run; the load key (oltp.cpp) holds them all.
   bool operator==(const OltpOptions&) const = default;
 };
 

@@ -58,7 +58,7 @@ class KeySet {
   KeySet(uint64_t keys, double zipf, uint64_t seed);
   // The same key set, shared: a figure's points load the same keys, and
   // drawing and sorting them was a third of a Sherman point's wall time.
-  // Keeps the few most recently used (at most 256 MB of keys).
+  // Kept in the process's set-up store (bounded by bytes).
   static std::shared_ptr<const KeySet> shared(uint64_t keys, double zipf, uint64_t seed);
   uint64_t size() const { return sorted_.size(); }
   const std::vector<uint64_t>& sorted() const { return sorted_; }

@@ -61,11 +61,10 @@ PerfResult txn_perf_result(const txn::TxnRunResult& r) {
   return pr;
 }
 
-PerfResult run_txn_point(const ReproPoint& p, txn::StorePlanCache* plan_cache) {
+PerfResult run_txn_point(const ReproPoint& p) {
   LW_CHECK_MSG(p.txn.has_value(), "not a transaction point");
   const ReproTxn& t = *p.txn;
   txn::TxnRunOptions o = t.run;
-  o.plan_cache = plan_cache;
   std::string err = resolve_design(t, &o.design);
   ClusterConfig c;
   if (err.empty()) {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "latchwork/backends.h"
-#include "latchwork/verbs/node_memory.h"
+#include "verbs/node_memory.h"
 
 namespace lw {
 

@@ -6,7 +6,9 @@
 
 #include "latchwork/sync/optimistic_variants.h"
 #include "latchwork/sync/switch_latched.h"
-#include "latchwork/verbs/node_memory_reuse.h"
+#include "base/setup_store.h"
+#include "verbs/host_image.h"
+#include "verbs/node_memory_reuse.h"
 
 namespace lw {
 namespace {
@@ -106,15 +108,22 @@ class NonZeroWords {
 bool install_initial_image(Backend& b, RemoteAddr region, uint64_t count, std::span<const std::byte> image) {
   if (!b.can_install_host_images() || !NodeMemoryReuse::active()) return false;
   const uint64_t stride = image.size(), lo = region.offset();
-  std::string key = "tuple-store " + std::to_string(lo) + " " + std::to_string(count) + " " + std::to_string(stride) + " ";
-  key.append(reinterpret_cast<const char*>(image.data()), image.size());
-  auto img = NodeMemoryReuse::image(key, lo, count * stride, [&](uint64_t off, std::byte* dst, uint64_t len) {
-    for (uint64_t done = 0; done < len;) {
-      const uint64_t at = (off + done - lo) % stride, n = std::min(stride - at, len - done);
-      std::memcpy(dst + done, image.data() + at, n);
-      done += n;
-    }
-  });
+  // The set-up store's key (base/setup_store.h): where, how many, and the
+  // bytes of one tuple; the range's bytes follow from them.
+  SetupKey key("jasny.tuple-image");
+  key.add(lo).add(count).add(image);
+  auto img = SetupStore::process().get_or_make<const HostImage>(
+      key, SetupLifetime::kReuseScope,
+      [&] {
+        return HostImage::capture(lo, count * stride, [&](uint64_t off, std::byte* dst, uint64_t len) {
+          for (uint64_t done = 0; done < len;) {
+            const uint64_t at = (off + done - lo) % stride, n = std::min(stride - at, len - done);
+            std::memcpy(dst + done, image.data() + at, n);
+            done += n;
+          }
+        });
+      },
+      [](const HostImage& i) { return i.stored_bytes(); });
   if (img == nullptr) return false;
   b.host_install_image(region.node(), *img);
   return true;

@@ -707,19 +707,11 @@ Status HashTable::host_insert(Backend& b, uint64_t key, uint64_t value) const {
   return insert_on_host(*state_, b, key, value, &block);
 }
 
-namespace {
-// Whether two tables place records alike: the fields that decide the layout
-// and where blocks go (the variant and retry bound only change what runs do).
-bool same_layout(const TableConfig& a, uint64_t groups_a, const std::vector<RemoteAddr>& bases_a,
-                 const TableConfig& b, uint64_t groups_b, const std::vector<RemoteAddr>& bases_b) {
-  return a.capacity == b.capacity && a.max_load == b.max_load && a.block_chunk_bytes == b.block_chunk_bytes &&
-         a.shared_name == b.shared_name && groups_a == groups_b && bases_a == bases_b;
-}
-}  // namespace
-
-bool HostLoadImage::same_load(const HostLoadImage& other) const {
-  return same_layout(cfg, groups, subtable_base, other.cfg, other.groups, other.subtable_base) &&
-         records == other.records;
+LoadLayout HashTable::load_layout() const {
+  LW_CHECK_MSG(state_, "an empty HashTable handle");
+  const State& s = *state_;
+  return LoadLayout{s.cfg.capacity, s.cfg.max_load, s.cfg.block_chunk_bytes, s.cfg.shared_name, s.groups,
+                    s.subtable_base};
 }
 
 uint64_t HostLoadImage::bytes() const {
@@ -730,9 +722,7 @@ uint64_t HostLoadImage::bytes() const {
 
 bool HashTable::fits(const HostLoadImage& image, const HostRecords& records) const {
   LW_CHECK_MSG(state_, "an empty HashTable handle");
-  const State& s = *state_;
-  return same_layout(image.cfg, image.groups, image.subtable_base, s.cfg, s.groups, s.subtable_base) &&
-         image.records == records;
+  return image.layout == load_layout() && image.records == records;
 }
 
 Status HashTable::host_load(Backend& b, const HostRecords& records, const HostLoadImage* image,
@@ -777,8 +767,7 @@ std::shared_ptr<const HostLoadImage> HashTable::host_image(Backend& b, const Hos
   auto image = std::make_shared<HostLoadImage>();
   image->records = records;
   image->cfg = s.cfg;
-  image->subtable_base = s.subtable_base;
-  image->groups = s.groups;
+  image->layout = load_layout();
   image->block_span = s.block_span;
   auto add = [&](RemoteAddr at, uint64_t bytes) {
     HostLoadImage::Range& r = image->ranges.emplace_back();

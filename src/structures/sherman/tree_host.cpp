@@ -8,7 +8,7 @@
 
 #include "bulk_images.h"
 #include "latchwork/base/assert.h"
-#include "latchwork/verbs/node_memory_reuse.h"
+#include "verbs/node_memory_reuse.h"
 #include "tree_internal.h"
 
 namespace lw::sherman {
@@ -40,7 +40,9 @@ void capture_bulk_images(Backend& b, const Tree::State& s, std::span<const std::
     });
     if (!taken[n]) return;  // no image: later loads build as this one did
   }
-  keep_bulk_images(s.cfg, sorted, std::move(all), std::move(taken));
+  const uint64_t bytes = bulk_images_bytes(taken);
+  SetupStore::process().add(bulk_images_key(s.cfg, sorted, all), std::make_shared<const BulkImages>(std::move(taken)),
+                            bytes, SetupLifetime::kReuseScope);
 }
 
 }  // namespace
@@ -90,9 +92,9 @@ Status Tree::bulk_load(Backend& b, std::span<const std::pair<uint64_t, uint64_t>
   std::vector<RemoteAddr> all;
   if (images) {
     for (const auto& level : at) all.insert(all.end(), level.begin(), level.end());
-    if (const BulkImages found = find_bulk_images(s.cfg, sorted, all); !found.empty()) {
-      for (NodeId n = 0; n < found.size(); ++n)
-        if (found[n]) b.host_install_image(n, *found[n]);
+    if (const auto found = SetupStore::process().find<const BulkImages>(bulk_images_key(s.cfg, sorted, all))) {
+      for (NodeId n = 0; n < found->size(); ++n)
+        if ((*found)[n]) b.host_install_image(n, *(*found)[n]);
       b.host_store(s.root_word, root.raw());
       return Status::kOk;
     }

@@ -109,6 +109,19 @@ struct TableShape {
 // The records of a load phase, (key, value) in load order.
 using HostRecords = std::vector<std::pair<uint64_t, uint64_t>>;
 
+// Where a load puts records: the fields of a table that decide it (the
+// variant and retry bound only change what runs do). A load image is
+// installed only in a table of an equal layout.
+struct LoadLayout {
+  uint64_t capacity = 0;
+  double max_load = 0;
+  uint64_t block_chunk_bytes = 0;
+  std::string shared_name;
+  uint64_t groups = 0;                    // per subtable
+  std::vector<RemoteAddr> subtable_base;  // where the table lives
+  bool operator==(const LoadLayout&) const = default;
+};
+
 // What a host load left in node memory, to put the same records into a table
 // of the same layout on another backend without inserting them one by one
 // (a figure's points load the same keys, and each insert reads two random
@@ -118,8 +131,7 @@ using HostRecords = std::vector<std::pair<uint64_t, uint64_t>>;
 struct HostLoadImage {
   HostRecords records;
   TableConfig cfg;
-  std::vector<RemoteAddr> subtable_base;  // where the table it was made on lives
-  uint64_t groups = 0;                    // per subtable
+  LoadLayout layout;  // of the table it was made on
   // Per memory node, the [lo, hi) offsets its blocks took: a restore's block
   // allocations must end up exactly there.
   std::vector<std::pair<uint64_t, uint64_t>> block_span;
@@ -130,8 +142,6 @@ struct HostLoadImage {
   };
   std::vector<Range> ranges;
   uint64_t bytes() const;  // held in memory, about
-  // The same records on the same layout (what HashTable::fits checks).
-  bool same_load(const HostLoadImage& other) const;
 };
 
 class HashTable {
@@ -188,6 +198,7 @@ class HashTable {
 
   const TableConfig& config() const;
   TableShape shape() const;
+  LoadLayout load_layout() const;
   // Copies removed by inserts' duplicate resolution so far (every worker).
   uint64_t duplicates_removed() const;
   bool valid() const { return static_cast<bool>(state_); }

@@ -23,6 +23,11 @@
 // mapping beyond that is dropped to no resident page first, or unmapped);
 // at most 64 mappings. One is in effect at a time: one made while another
 // is alive does nothing (and counts nothing).
+//
+// While one is in effect, producers of set-up keep their memory images in
+// the set-up store (base/setup_store.h, SetupLifetime::kReuseScope); its end
+// drops them. This is not one of the store's products because it reuses
+// pages, not content: a released mapping has no key but its size.
 #pragma once
 
 #include <cstddef>
@@ -31,7 +36,7 @@
 #include <string>
 #include <vector>
 
-#include "latchwork/verbs/host_image.h"
+#include "verbs/host_image.h"
 
 namespace lw {
 
@@ -75,16 +80,6 @@ class NodeMemoryReuse {
   // holds it or the pool's bound would be passed.
   static bool exchange(void** base, uint64_t bytes, uint32_t slot, std::vector<uint64_t>* touched,
                        std::shared_ptr<const HostImage>* image, const HostImage& wanted);
-
-  // A host image of [offset, offset + bytes) made once per `key` while this
-  // reuse is in effect (HostImage::capture through `read`) and kept with the
-  // mappings, so that every node built again with the same initial bytes
-  // installs it, for free once its mapping holds it. `key` must say
-  // everything `read` writes: equal keys are given the first one's image.
-  // Null when none is in effect or the image cannot be made. Bounded by
-  // max_resident_bytes of images (the oldest go first).
-  static std::shared_ptr<const HostImage> image(const std::string& key, uint64_t offset, uint64_t bytes,
-                                                const HostImage::Reader& read);
 
  private:
   void* pool_ = nullptr;  // non-null: this one is in effect

@@ -24,8 +24,8 @@
 #include "latchwork/base/assert.h"
 #include "latchwork/base/layout.h"
 #include "latchwork/base/status.h"
-#include "latchwork/verbs/host_image.h"
-#include "latchwork/verbs/node_memory_reuse.h"
+#include "verbs/host_image.h"
+#include "verbs/node_memory_reuse.h"
 #include "latchwork/verbs/work_request.h"
 
 namespace lw {
