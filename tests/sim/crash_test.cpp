@@ -4,10 +4,13 @@
 // together; survivors finish; the seed replays the crash.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
+#include <span>
 #include <set>
 
 #include "latchwork/sim/sim_backend.h"
+#include "latchwork/verbs/rpc_builtin.h"
 
 namespace lw {
 namespace {
@@ -136,6 +139,53 @@ TEST(CrashSim, AWholeNodeStopsTogetherAndTheOtherNodeFinishes) {
   EXPECT_GE(total, done[0] + done[1]);
   EXPECT_LE(total, done[0] + done[1] + rec.stopped.size());
   EXPECT_LE(landed, rec.in_flight.size());
+}
+
+// A node crash stops a worker of the node that awaits an RPC and one that
+// sleeps: the reply and the wake-up reach nobody, and the run ends when the
+// other node's worker does.
+TEST(CrashSim, ANodeCrashDropsRepliesAndWakeupsOfItsWorkers) {
+  ClusterConfig c;
+  c.seed = 4;
+  c.compute_nodes = 2;
+  c.threads_per_node = 3;
+  SimBackend sim(c);
+  const RemoteAddr word = sim.allocate(0, 8, 8);
+  sim.set_crash({kVictim, /*whole_node=*/true, 3});
+  uint64_t after[3] = {0, 0, 0};  // node 0's workers' steps; [2]: node 1's
+  std::array<std::byte, 16> reply{};
+  sim.spawn(kVictim, [&, word](Worker& w) -> Task<void> {
+    for (int i = 0; i < 10; ++i) {
+      co_await w.faa(word, 1);
+      ++after[0];
+    }
+  });
+  sim.spawn({Placement::Kind::kCompute, 0, 1, 0}, [&](Worker& w) -> Task<void> {
+    for (int i = 0; i < 100; ++i) {
+      const char msg[] = "ping";
+      (void)co_await w.call(0, kEchoHandler, std::as_bytes(std::span(msg)), reply);
+      ++after[1];
+    }
+  });
+  sim.spawn({Placement::Kind::kCompute, 0, 2, 0}, [&](Worker& w) -> Task<void> {
+    for (int i = 0; i < 100; ++i) {
+      co_await w.sleep(300);
+      ++after[1];
+    }
+  });
+  sim.spawn(kSurvivor, [&, word](Worker& w) -> Task<void> {
+    for (int i = 0; i < 40; ++i) {
+      co_await w.faa(word, 1);
+      ++after[2];
+    }
+  });
+  const RunStats st = sim.run();
+  EXPECT_TRUE(st.stalled.empty() && st.budget_exhausted.empty()) << st.stalled << st.budget_exhausted;
+  ASSERT_TRUE(sim.crash().happened);
+  EXPECT_EQ(sim.crash().stopped.size(), 3u);
+  EXPECT_EQ(after[0], 2u);      // stopped at its third FAA
+  EXPECT_LT(after[1], 200u);    // the RPC caller and the sleeper stopped too
+  EXPECT_EQ(after[2], 40u);     // the survivor finished
 }
 
 }  // namespace
