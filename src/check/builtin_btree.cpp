@@ -49,6 +49,12 @@ class BTreeWorkload final : public Workload {
       } else {
         op.kind = HistoryOp::Kind::kWrite;
         op.value = (uint64_t{me} + 1) << 32 | (i + 1);
+        if (run.crash() != nullptr)
+          run.in_flight(w, [&run, op](Nanos end) mutable {
+            op.end = end;
+            op.ok = false;
+            run.registers().record(op);
+          });
         s = co_await tree_->insert(w, op.key, op.value, policy);
       }
       op.end = w.now();

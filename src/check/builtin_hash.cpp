@@ -64,6 +64,14 @@ class HashWorkload final : public Workload {
       } else {
         // Writes: 40% insert (or update when present), 30% update, 30% remove.
         const uint64_t pick = w.rng().below(10);
+        // A put or erase of a worker the crash stops may still land.
+        if (run.crash() != nullptr && pick < 10) {
+          const bool erase = pick >= 7;
+          run.in_flight(w, [&run, key, value, start, who, erase](Nanos end) {
+            if (erase) run.map().erase(key, start, end, who, false);
+            else run.map().put(key, value, start, end, who, false);
+          });
+        }
         if (pick < 4) {
           what = "an insert";
           Result<bool> r = co_await table_.insert(ctx, key, value);

@@ -95,6 +95,14 @@ class ShermanWorkload final : public Workload {
       } else {
         // Writes and scans: 60% insert (an update when present), 20% remove, 20% range.
         const uint64_t pick = w.rng().below(10);
+        // A put or erase of a worker the crash stops may still land.
+        if (run.crash() != nullptr && pick < 8) {
+          const bool erase = pick >= 6;
+          run.in_flight(w, [&run, key, value, start, who, erase](Nanos end) {
+            if (erase) run.map().erase(key, start, end, who, false);
+            else run.map().put(key, value, start, end, who, false);
+          });
+        }
         if (pick < 6) {
           what = "an insert";
           Result<bool> r = co_await tree_.insert(ctx, key, value);

@@ -73,6 +73,12 @@ class TuplesWorkload final : public Workload {
         op.kind = HistoryOp::Kind::kWrite;
         op.value = (uint64_t{me} + 1) << 32 | (i + 1);  // unique per write
         fill(payload, op.value);
+        if (run.crash() != nullptr)
+          run.in_flight(w, [&run, op](Nanos end) mutable {
+            op.end = end;
+            op.ok = false;
+            run.registers().record(op);
+          });
         HoldTimes hold;
         s = co_await store_->write(w, op.key, payload, me, &hold, policy);
         op.end = w.now();

@@ -37,6 +37,10 @@ std::string Options::validate() const {
     return "seed_wall_seconds must be in [1, 86400]";
   if (max_events_per_seed == 0 || max_events_per_seed > RunBudget::kMaxEvents)
     return "max_events_per_seed must be in [1, 2^48]";
+  if (crashes.percent > 100 || crashes.node_percent > 100)
+    return "crashes.percent and crashes.node_percent must be at most 100";
+  if (crashes.max_submission == 0 || crashes.max_submission > (1u << 24))
+    return "crashes.max_submission must be in [1, 2^24]";
   // Every seed's cluster has the shape and the base's fields; the plan only
   // changes windows within the bounds checked above.
   return detail::seed_cluster(*this, plan_for(*this, first_seed), shape).validate();
@@ -111,6 +115,10 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
     if (trace) sim.set_verb_trace(trace);
     if (hooks.before_run) hooks.before_run(sim);
     SeedRun run(sim, o, plan, shape);
+    if (plan.crash.on) {
+      sim.set_crash(crash_spec_of(plan.crash, shape));
+      run.set_crash(&sim.crash());
+    }
     try {
       wl = factory();
       LW_CHECK_MSG(wl != nullptr, "the workload factory returned null");
@@ -132,6 +140,8 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
           finding(!st.stalled.empty() ? (deadlock ? kind::kDeadlock : kind::kHang) : kind::kBudget, stop);
           describe_hang(sim.blocked(), trace, log, &findings.back());
         } else {
+          // A dead worker's operation in flight may have landed: recorded as uncertain.
+          if (plan.crash.on) run.record_crashed_in_flight(st.elapsed_ns);
           wl->check(run);
           std::vector<ModelViolation> v;
           for (const HistoryModel* m : run.models()) m->check(&v);
@@ -161,6 +171,20 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
     } catch (const std::exception& e) {
       finding(kind::kException, e.what());
     }
+    if (plan.crash.on && sim.crash().happened) {
+      // What it left: the workload's latch words and leftovers, read from
+      // memory after the run (a failed read leaves them unsaid).
+      std::string held, other;
+      if (wl) {
+        try {
+          held = wl->still_held(run);
+          other = wl->after_crash(run);
+        } catch (const std::exception&) {
+        }
+      }
+      describe_crash(sim.crash(), held, other, &r);
+    }
+    run.set_crash(nullptr);
     r.ops = run.ops();
     r.gave_up = run.gave_up_count();
     // Findings the workload raised itself (set-up, in-run, final checks) first.
@@ -168,8 +192,10 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
     own.insert(own.end(), std::make_move_iterator(findings.begin()), std::make_move_iterator(findings.end()));
     findings = std::move(own);
   }
+  if (r.crashed) attribute_to_crash(factory, o, plan, shape, &findings);
   for (Finding& f : findings) {
-    const bool hang = f.kind == kind::kHang || f.kind == kind::kDeadlock;
+    f.crash = r.crash;
+    const bool hang = f.kind == kind::kHang || f.kind == kind::kDeadlock || f.kind == kind::kCrashLiveness;
     if (log && f.causes.empty() && f.failure && !hang) add_final_causes(*log, &f);
     f.seed = plan.seed;
     f.plan = plan;
@@ -249,6 +275,10 @@ Report run(const WorkloadFactory& factory, const Options& o) {
     }
     rep.trace_hash = i == 0 ? r.trace_hash : (rep.trace_hash ^ r.trace_hash) * 0x100000001b3ull + seed;
     ++rep.seeds_run;
+    if (r.crashed) {
+      ++rep.crashed_seeds;
+      for (const std::string& left : r.crash_left) ++rep.crash_left[left];
+    }
     rep.ops += r.ops;
     const bool failed = r.failed();
     if (failed && rep.failing_seeds++ == 0) {

@@ -60,4 +60,15 @@ void describe_hang(const std::vector<BlockedWorker>& blocked, const VerbTrace* t
 std::string without_run_context(const std::string& report);
 const Finding* first_failure(const SeedResult& r);
 
+// crash_report.cpp: the victim of a planned crash in `shape`.
+CrashSpec crash_spec_of(const PlannedCrash& c, const Shape& shape);
+// A run whose crash happened: what it left (`held`: still_held's answer,
+// `other`: after_crash's) into r->crashed, crash and crash_left.
+void describe_crash(const CrashRecord& rec, const std::string& held, const std::string& other,
+                    SeedResult* r);
+// Hangs, deadlocks and stuck latches of a crashed seed become crash-liveness
+// findings when the same seed without the crash has none.
+void attribute_to_crash(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
+                        const Shape& shape, std::vector<Finding>* findings);
+
 }  // namespace lw::check::detail

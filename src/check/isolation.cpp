@@ -28,9 +28,10 @@ json to_json(const SeedResult& r) {
   json fs = json::array();
   for (const Finding& f : r.findings)
     fs.push_back({{"kind", f.kind}, {"detail", f.detail}, {"failure", f.failure}, {"causes", f.causes},
-                  {"blocked", f.blocked}});
+                  {"blocked", f.blocked}, {"crash", f.crash}});
   return {{"ops", r.ops}, {"gave_up", r.gave_up}, {"trace_hash", r.trace_hash},
-          {"virtual_ns", r.virtual_ns}, {"findings", fs}};
+          {"virtual_ns", r.virtual_ns}, {"findings", fs}, {"crashed", r.crashed}, {"crash", r.crash},
+          {"crash_left", r.crash_left}};
 }
 
 void from_json(const json& j, SeedResult* r) {
@@ -38,6 +39,9 @@ void from_json(const json& j, SeedResult* r) {
   r->gave_up = j.at("gave_up").get<uint64_t>();
   r->trace_hash = j.at("trace_hash").get<uint64_t>();
   r->virtual_ns = j.at("virtual_ns").get<Nanos>();
+  r->crashed = j.at("crashed").get<bool>();
+  r->crash = j.at("crash").get<std::string>();
+  r->crash_left = j.at("crash_left").get<std::vector<std::string>>();
   for (const json& f : j.at("findings")) {
     Finding x;
     x.kind = f.at("kind").get<std::string>();
@@ -45,6 +49,7 @@ void from_json(const json& j, SeedResult* r) {
     x.failure = f.at("failure").get<bool>();
     x.causes = f.at("causes").get<std::vector<std::string>>();
     x.blocked = f.at("blocked").get<std::vector<std::string>>();
+    x.crash = f.at("crash").get<std::string>();
     r->findings.push_back(std::move(x));
   }
 }

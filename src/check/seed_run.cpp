@@ -1,5 +1,6 @@
 // What a workload sees of its seed's run, and how findings read.
 #include <sstream>
+#include <utility>
 
 #include "latchwork/check/driver.h"
 
@@ -25,8 +26,35 @@ std::vector<const HistoryModel*> SeedRun::models() const {
   return all;
 }
 
+bool SeedRun::crashed(const Worker& w) const {
+  if (crash_ == nullptr) return false;
+  const Placement& p = w.placement();
+  for (const Placement& s : crash_->stopped)
+    if (s.kind == p.kind && s.node == p.node && s.thread == p.thread && s.coroutine == p.coroutine) return true;
+  return false;
+}
+
+uint32_t SeedRun::crashed_workers() const {
+  return crash_ == nullptr ? 0 : static_cast<uint32_t>(crash_->stopped.size());
+}
+
+void SeedRun::in_flight(const Worker& w, std::function<void(Nanos end)> record) {
+  if (crash_ == nullptr) return;
+  if (in_flight_.empty()) in_flight_.resize(workers());
+  in_flight_[worker_index(w)] = std::move(record);
+}
+
+void SeedRun::record_crashed_in_flight(Nanos end) {
+  if (crash_ == nullptr) return;
+  for (const Placement& p : crash_->stopped) {
+    const uint32_t i = (p.node * shape_.threads_per_node + p.thread) * shape_.coroutines_per_thread + p.coroutine;
+    if (i < in_flight_.size() && in_flight_[i]) std::exchange(in_flight_[i], nullptr)(end);
+  }
+}
+
 void SeedRun::op_done(const Worker& w) {
   ++ops_;
+  if (!in_flight_.empty()) in_flight_[worker_index(w)] = nullptr;
   // Virtual time only moves forward; a worker's clock may run ahead of the
   // simulator's while it runs, so keep the latest.
   if (w.now() > last_progress_) last_progress_ = w.now();
@@ -56,6 +84,10 @@ bool SeedResult::failed() const {
 
 std::string Finding::explanation() const {
   if (!explained) return {};
+  if (protocol_bug && kind == kind::kCrashLiveness)
+    return "the crash alone: it fails under sequential with its crash, and not without it";
+  if (protocol_bug && !crash.empty())
+    return "none but the crash: the protocol does not survive it (it fails under sequential with it)";
   if (protocol_bug) return "none: the protocol itself is wrong (it fails under sequential)";
   if (necessary.empty()) {
     if (timing_race) return "none: a timing-dependent protocol race (it fails under sequential with wider jitter)";
@@ -85,6 +117,11 @@ std::string Report::summary() const {
   if (failing_seeds > 0)
     os << "; first at seed " << first_failing_seed << " after " << seconds_to_first_failure << " s";
   os << "; " << wall_seconds << " s\n";
+  if (crashed_seeds > 0) {
+    os << "  crashes: " << crashed_seeds << " seed(s) crashed; what they left:";
+    for (const auto& [what, n] : crash_left) os << " " << what << " " << n << ";";
+    os << "\n";
+  }
   if (!kinds.empty()) {
     os << "  findings by kind:";
     for (const auto& [k, n] : kinds) os << " " << k << " " << n;
@@ -95,6 +132,7 @@ std::string Report::summary() const {
     if (shown++ == 5) break;
     os << "  " << f.summary() << "\n";
     if (!f.replay.empty()) os << "    replay: " << f.replay << "\n";
+    if (!f.crash.empty()) os << "    crash: " << f.crash << "\n";
   }
   return os.str();
 }

@@ -3,6 +3,7 @@
 // wide their windows are. A bug that needs one relaxation wide open and
 // another off (so that it is not masked) is found by some seed, where one
 // hand-tuned configuration finds only the bugs it was tuned for.
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -23,6 +24,21 @@ Nanos log_uniform(Rng& r, Nanos lo, Nanos hi) {
 }
 
 constexpr uint64_t kSwarmSalt = 0x5741524d53454544ull;  // the swarm's own stream, not the sim's
+// Crashes draw on a stream of their own: turning them on changes no other
+// part of a seed's plan.
+constexpr uint64_t kCrashSalt = 0x4352415348455321ull;
+
+PlannedCrash draw_crash(const Options& o, uint64_t seed) {
+  PlannedCrash c;
+  if (o.crashes.percent == 0) return c;
+  Rng r(seed ^ kCrashSalt);
+  if (r.below(100) >= o.crashes.percent) return c;
+  c.on = true;
+  c.worker = static_cast<uint32_t>(r.below(std::max(1u, o.shape.compute_workers())));
+  c.whole_node = r.below(100) < o.crashes.node_percent;
+  c.at_submission = 1 + r.below(o.crashes.max_submission);
+  return c;
+}
 
 }  // namespace
 
@@ -41,6 +57,7 @@ SeedPlan plan_for(const Options& o, uint64_t seed) {
   p.seed = seed;
   p.semantics = o.cluster.semantics;
   p.jitter_ns = o.cluster.timing.jitter_ns;
+  p.crash = draw_crash(o, seed);
   if (!o.swarm) return p;
   Rng r(seed ^ kSwarmSalt);
   // Switches added after seeds were published draw after everything else, so
@@ -73,6 +90,9 @@ std::string SeedPlan::describe() const {
   os << "; read spread " << semantics.read_spread_ns << " ns, write line gap "
      << semantics.write_line_gap_ns << " ns, atomic window " << semantics.atomic_window_ns
      << " ns, jitter " << jitter_ns << " ns";
+  if (crash.on)
+    os << "; crash: " << (crash.whole_node ? "the compute node of worker " : "worker ") << crash.worker
+       << " at its submission " << crash.at_submission;
   return os.str();
 }
 

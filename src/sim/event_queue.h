@@ -87,6 +87,34 @@ class EventQueue {
     return got;
   }
 
+  // Every event, in pop order, leaving the queue empty at its clock (so
+  // that restore() may put any of them back). Off the hot path: crash
+  // injection rewrites the agenda once per run with it.
+  std::vector<Event> take_all() {
+    const uint64_t block = block_;
+    const Nanos floor = floor_;
+    std::vector<Event> all;
+    all.reserve(size_);
+    while (size_ > 0) all.push_back(pop());
+    block_ = block;
+    floor_ = floor;
+    return all;
+  }
+  // Puts events back with their own seq, in the order given, which must be
+  // pop order (time, then seq; equal pairs keep the order given): so every
+  // FIFO stays in seq order and the run goes on as if they had never left.
+  void restore(const std::vector<Event>& events) {
+    for (const Event& e : events) {
+      LW_CHECK_MSG(e.time >= floor_ && e.seq < next_seq_, "restore() takes events of this queue");
+      ++size_;
+      if ((e.time >> kBits) - block_ >= kSlots) {
+        far_.push(e);
+      } else {
+        place(e.time, new_node(e.time, e.seq, e.target, e.arg, e.kind));
+      }
+    }
+  }
+
   [[gnu::always_inline]] Event pop() {
     LW_CHECK(size_ > 0);
     if (!near_.any()) enter_block(next_.any() ? next_block() : far_.top().time >> kBits);

@@ -93,6 +93,20 @@ void SimBackend::set_wait_recorder(WaitRecorder* waits) {
   impl_->timing->set_wait_recorder(waits);
 }
 
+void SimBackend::set_crash(const CrashSpec& spec) {
+  Impl& s = *impl_;
+  LW_CHECK_MSG(!s.ran, "set the crash before run()");
+  const Placement& v = spec.victim;
+  LW_CHECK_MSG(!v.on_memory_node() && v.node < s.cfg.compute_nodes && v.thread < s.cfg.threads_per_node &&
+                   v.coroutine < s.cfg.coroutines_per_thread,
+               "the crash victim must be a compute worker of the cluster");
+  LW_CHECK_MSG(spec.at_submission >= 1, "the crash point is a 1-based submission count");
+  s.crash_set = true;
+  s.crash_spec = spec;
+}
+
+const CrashRecord& SimBackend::crash() const { return impl_->crash_record; }
+
 Capabilities SimBackend::capabilities() const {
   Capabilities c;
   c.deterministic = true;
@@ -189,6 +203,15 @@ RunStats SimBackend::run() {
   uint64_t processed = 0;
   std::string exhausted, stalled;
   try {
+    if (s.crash_set) {
+      s.crash_record.spec = s.crash_spec;
+      const Placement& v = s.crash_spec.victim;
+      for (auto& co : s.coroutines) {
+        const Placement& p = co->worker.placement();
+        if (!p.on_memory_node() && p.node == v.node && p.thread == v.thread && p.coroutine == v.coroutine)
+          s.crash_victim = co.get();
+      }
+    }
     // Start every coroutine at a small random offset so races differ per seed.
     for (auto& co : s.coroutines) {
       co->resume_point = co->task.handle();
@@ -239,6 +262,7 @@ bool Coroutine::sleep(Nanos ns, std::coroutine_handle<> waiter) {
 }
 
 void Coroutine::unpark() {
+  if (crashed) return;  // crash injection stopped it: it never runs again
   LW_CHECK_MSG(resume_point, "unpark of a coroutine that is not parked");
   // Resumes on its thread once that thread is free: at the waker's time.
   sim->events.push(std::max(thread->cur, sim->now), EventKind::kWake, this);

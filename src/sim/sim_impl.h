@@ -54,6 +54,9 @@ struct QueuePair {
 };
 
 inline constexpr uint32_t kAllLines = ~uint32_t{0};
+// A kWriteLine arg with this bit lands the WRITE's first (arg & ~bit) lines
+// at once: a multi-line WRITE that a crash cut (sim_crash.cpp).
+inline constexpr uint32_t kPrefixLines = uint32_t{1} << 30;
 
 // A store to memory-node memory: a WRITE line or a CPU store/atomic.
 struct StoreSource {
@@ -319,6 +322,11 @@ struct SimBackend::Impl {
   // An exception ends the run: frees the requests in flight.
   void drop_in_flight();
 
+  // --- crash injection (sim_crash.cpp) ---
+  // The victim's awaited submission: counts it, and crashes at the chosen one.
+  void note_victim_post(sim::Coroutine* c);
+  void crash_now(sim::Coroutine* victim);
+
   ClusterConfig cfg;
   const Semantics& sem;
   std::unique_ptr<TimingModel> timing;
@@ -364,6 +372,13 @@ struct SimBackend::Impl {
   bool report_stalls = false;
   std::vector<BlockedWorker> blocked;  // filled by stop_short()
   VerbTrace* verb_trace = nullptr;
+  // Crash injection: the victim until it crashes (then null; one test per
+  // awaited submission while set), its submissions so far, and the record.
+  bool crash_set = false;
+  CrashSpec crash_spec;
+  sim::Coroutine* crash_victim = nullptr;
+  uint64_t victim_posts = 0;
+  CrashRecord crash_record;
 };
 
 namespace sim {
@@ -404,6 +419,7 @@ struct Coroutine final : WorkerPort {
   RpcMsg* pending_rpc = nullptr;  // the call it awaits (blocked() reports it)
   uint32_t awaiting = 0;          // submissions whose completion it still awaits
   bool finished = false;
+  bool crashed = false;           // stopped by crash injection (finished too)
   WorkerTrack track;  // its last completions, for blocked()
 };
 

@@ -22,6 +22,8 @@ namespace {
 // is confused with it.
 constexpr uint32_t kFetchLine = uint32_t{1} << 31;
 static_assert(kMaxTransferBytes / kCacheLine < kFetchLine, "line indices fit below the fetch bit");
+static_assert(kMaxTransferBytes / kCacheLine < sim::kPrefixLines && sim::kPrefixLines < kFetchLine,
+              "line indices fit below the crash prefix bit");
 
 uint64_t first_line(const WorkRequest& wr) { return line_of(wr.remote.offset()); }
 uint32_t line_count(const WorkRequest& wr) {
@@ -131,6 +133,7 @@ bool SimBackend::Impl::submit(sim::Coroutine* c, WorkRequest* wrs, uint32_t n,
   LW_CHECK(c->awaiting == 0);
   c->awaiting = 1;
   c->resume_point = waiter;
+  if (c == crash_victim) [[unlikely]] note_victim_post(c);
   return true;
 }
 
@@ -142,6 +145,7 @@ bool SimBackend::Impl::submit_all(sim::Coroutine* c, Batch* const* batches, uint
   if (posted == 0) return false;
   c->awaiting = posted;
   c->resume_point = waiter;
+  if (c == crash_victim) [[unlikely]] note_victim_post(c);
   return true;
 }
 
@@ -391,7 +395,15 @@ void SimBackend::Impl::on_write_line(Op* op, uint32_t line) {
   const WorkRequest& wr = *op->wr;
   sim::MemoryNode& m = *memory[wr.remote.node()];
   uint64_t lo = wr.remote.offset(), hi = lo + wr.length;
-  if (line != kAllLines) line_range(wr, line, &lo, &hi);
+  if (line != kAllLines) {
+    if (line & sim::kPrefixLines) [[unlikely]] {
+      // A crash cut this WRITE (sim_crash.cpp): only its first lines land.
+      hi = std::min(hi, (first_line(wr) + (line & ~sim::kPrefixLines)) * kCacheLine);
+      line = kAllLines;  // one landing, as far as the log and atomics are concerned
+    } else {
+      line_range(wr, line, &lo, &hi);
+    }
+  }
   LW_CHECK(op->target == m.mem.bytes(wr.remote.offset()));
   const uint64_t at = lo - wr.remote.offset();
   copy_bytes(op->target + at, op->payload.data() + at, hi - lo);

@@ -283,6 +283,7 @@ void SimBackend::Impl::on_rpc_reply(RpcMsg* m) {
   trace.mix((uint64_t{m->reply_bytes} << 8) | static_cast<uint64_t>(m->status));
   c->pending_rpc = nullptr;
   rpc_free(m);
+  if (c->crashed) return;  // the caller's node died: nobody takes the reply
   make_ready(c, c->resume_point);
 }
 

@@ -88,6 +88,13 @@ void print_check_text(const CheckRun& run, size_t show) {
     std::printf("    by kind (whole sweep):%s; %llu seed(s) explained\n", kinds.c_str(),
                 static_cast<unsigned long long>(r.explained_seeds));
   }
+  // Injected crashes (--crashes): how many happened and what they left.
+  if (r.crashed_seeds > 0) {
+    std::string left;
+    for (const auto& [what, n] : r.crash_left) left += " " + what + "=" + std::to_string(n) + ";";
+    std::printf("    crashes: %llu seed(s) crashed; left:%s\n", static_cast<unsigned long long>(r.crashed_seeds),
+                left.c_str());
+  }
   for (const check::Finding* f : shown(r, show)) {
     std::printf("    seed %llu: %s%s: %s\n", static_cast<unsigned long long>(f->seed), f->kind.c_str(),
                 f->failure ? "" : " (report)", f->detail.c_str());
@@ -95,6 +102,7 @@ void print_check_text(const CheckRun& run, size_t show) {
     for (size_t i = 0; i < f->causes.size() && i < 3; ++i)
       std::printf("      caused by %s\n", f->causes[i].c_str());
     for (const std::string& b : f->blocked) std::printf("      blocked: %s\n", b.c_str());
+    if (!f->crash.empty()) std::printf("      crash: %s\n", f->crash.c_str());
     std::printf("      replay: %s\n", f->replay.c_str());
   }
   if (!run.trace.empty()) std::printf("%s", run.trace.c_str());
@@ -110,6 +118,7 @@ nlohmann::json check_json(const CheckRun& run, size_t show) {
                       {"starved_seeds", r.reports_total}, {"semantics", o.cluster.semantics_profile},
                       {"swarm", o.swarm}, {"by_relaxation", by_relaxation(r)},
                       {"kinds", r.kinds}, {"explained_seeds", r.explained_seeds},
+                      {"crashed_seeds", r.crashed_seeds}, {"crash_left", r.crash_left},
                       {"shape", {{"compute_nodes", s.compute_nodes}, {"threads", s.threads_per_node},
                                  {"coroutines", s.coroutines_per_thread},
                                  {"memory_node_threads", s.memory_node_threads}, {"ops", s.ops_per_worker}}},
@@ -120,7 +129,7 @@ nlohmann::json check_json(const CheckRun& run, size_t show) {
                         {"explained", f->explained}, {"explanation", f->explanation()},
                         {"necessary", f->necessary}, {"sufficient", f->sufficient},
                         {"protocol_bug", f->protocol_bug}, {"causes", f->causes}, {"blocked", f->blocked},
-                        {"plan", f->plan.describe()}, {"replay", f->replay},
+                        {"plan", f->plan.describe()}, {"replay", f->replay}, {"crash", f->crash},
                         {"trace_hash", check_hex(f->trace_hash)}};
     list.push_back(std::move(x));
   }

@@ -84,6 +84,7 @@ int cmd_check(int argc, const char* const* argv) {
   int64_t explain = 3, trace_key = -1, watchdog_ms = 50, memory_node_threads = 0, local_percent = 50;
   bool json = false, list = false, no_swarm = false, stop_at_first = false, minimise = false, trace = false;
   bool isolate = false, exhaustive = false;
+  int64_t crashes = 0, crash_node_percent = 25, crash_max_submission = 64;
   int64_t seed_wall_seconds = 60;
   check::LockExploreOptions ex;
   int64_t ex_local = ex.local_workers, ex_remote = ex.remote_workers, ex_acq = ex.acquisitions;
@@ -124,6 +125,12 @@ int cmd_check(int argc, const char* const* argv) {
              "awaits becomes a finding of its seed");
   f.add_int("seed-wall-seconds", &seed_wall_seconds, "with --isolate: wall seconds before a seed's "
             "process is killed", 1, 86'400);
+  f.add_int("crashes", &crashes, "percent of seeds that crash a compute worker at a drawn submission "
+            "(docs/checking.md, Crashes)", 0, 100);
+  f.add_int("crash-node-percent", &crash_node_percent, "with --crashes: percent of crashes that stop the "
+            "victim's whole compute node", 0, 100);
+  f.add_int("crash-max-submission", &crash_max_submission, "with --crashes: the victim stops at its n-th "
+            "awaited submission, n uniform in [1, this]", 1, 1 << 24);
   f.add_bool("minimise", &minimise, "shrink the first failing seed's workload while it still fails");
   f.add_bool("trace", &trace, "print every verb of the first (minimised) finding's run");
   f.add_int("trace-key", &trace_key, "with --trace: only requests on this key's bytes (tuples)", 0, 100000);
@@ -202,6 +209,9 @@ int cmd_check(int argc, const char* const* argv) {
     o.isolate = isolate;
     o.seed_wall_seconds = static_cast<uint32_t>(seed_wall_seconds);
     o.watchdog_ns = static_cast<Nanos>(watchdog_ms) * 1'000'000;
+    o.crashes.percent = static_cast<uint32_t>(crashes);
+    o.crashes.node_percent = static_cast<uint32_t>(crash_node_percent);
+    o.crashes.max_submission = static_cast<uint32_t>(crash_max_submission);
   };
   if (structure == "txn") {
     TxnCheckRequest req;

@@ -36,6 +36,7 @@
 #include "latchwork/check/history.h"
 #include "latchwork/check/models.h"
 #include "latchwork/config/cluster_config.h"
+#include "latchwork/sim/crash.h"
 #include "latchwork/runtime/task.h"
 #include "latchwork/verbs/backend.h"
 
@@ -67,11 +68,21 @@ struct Shape {
   bool operator==(const Shape&) const = default;
 };
 
+// A crash of a seed's plan (Options::crashes; sim/crash.h says what a crash does).
+struct PlannedCrash {
+  bool on = false;
+  uint32_t worker = 0;       // the victim: a compute worker index (SeedRun::worker_index), modulo the shape's
+  bool whole_node = false;   // its whole compute node stops with it
+  uint64_t at_submission = 1;  // it stops as it posts its n-th awaited submission
+  bool operator==(const PlannedCrash&) const = default;
+};
+
 // How one seed perturbs the cluster (drawn by the swarm, or given).
 struct SeedPlan {
   uint64_t seed = 0;
   Semantics semantics;  // which relaxations are on, and their windows
   Nanos jitter_ns = 0;  // timing jitter of the simple model (NIC models keep theirs)
+  PlannedCrash crash;   // Options::crashes: off unless drawn
   std::string describe() const;  // "read_lines_unordered(spread 3000 ns) atomic_loses_write(...)..."
 };
 
@@ -97,6 +108,11 @@ class Workload {
   // never freed (true; a "stuck-latch" failure). Return a description of the
   // taken word, or "" if every word is free.
   virtual std::string still_held(SeedRun& /*run*/) { return {}; }
+  // Seeds with an injected crash (Options::crashes), after check(): what
+  // the crash left that is not a failure by itself, for the crash report
+  // ("an orphaned allocation at 0:0x4000"), or "". The driver adds what it
+  // sees itself: a latch still held (still_held) and half-written ranges.
+  virtual std::string after_crash(SeedRun& /*run*/) { return {}; }
 };
 
 using WorkloadFactory = std::function<std::unique_ptr<Workload>()>;
@@ -111,6 +127,10 @@ inline constexpr const char* kBudget = "budget";              // event budget ex
 inline constexpr const char* kCrash = "crash";                // Options::isolate: the child died or ran too long
 inline constexpr const char* kStuckLatch = "stuck-latch";     // ops gave up; a latch is still taken
 inline constexpr const char* kStarvation = "starvation";      // ops gave up; every latch is free (a report)
+// Survivors of an injected crash hung, deadlocked or gave up on a latch,
+// and the same seed without the crash does not: the crash left them waiting
+// (a latch held forever). Finding::crash says what the crash left.
+inline constexpr const char* kCrashLiveness = "crash-liveness";
 }  // namespace kind
 
 struct Finding {
@@ -142,6 +162,9 @@ struct Finding {
   // word they wait on, the last write to it (who, when, what): the root.
   std::vector<std::string> blocked;
   std::string replay;                 // how to run it again
+  // Its seed's injected crash and what it left ("" without one): who
+  // stopped when, what its requests in flight did, a latch still held.
+  std::string crash;
   uint64_t trace_hash = 0;
   // One line: "seed 17: torn-read: ... [needs read_lines_unordered]".
   std::string summary() const;
@@ -187,6 +210,19 @@ struct Options {
   // when the finding, common enough with it on, never appears with it off.
   uint32_t ablation_seeds = 8;
   uint32_t max_ablation_seeds = 128;
+  // Crash injection (sim/crash.h): seeds whose plan stops a compute worker
+  // or a whole compute node at a drawn point. A dimension of the plan,
+  // drawn from the seed on a stream of its own, so that plans without
+  // crashes stay as they were. Default: no crashes.
+  struct Crashes {
+    uint32_t percent = 0;         // seeds with a crash, in percent (0: none)
+    uint32_t node_percent = 25;   // of those, the share that stop a whole compute node
+    // The crash point: the victim's n-th awaited submission, n uniform in
+    // [1, max_submission] (a victim that posts fewer never crashes).
+    uint32_t max_submission = 64;
+    bool operator==(const Crashes&) const = default;
+  };
+  Crashes crashes;
   // Shrink the first failing seed's shape while the finding persists.
   bool minimise = false;
   // Liveness: a run in which no worker calls op_done for this long (virtual
@@ -226,6 +262,13 @@ struct SeedResult {
   uint64_t trace_hash = 0;
   Nanos virtual_ns = 0;
   std::vector<Finding> findings;
+  // Its injected crash, when one happened: what it left, in a sentence,
+  // and by category ("latch held forever", "half-written range", "reported
+  // by the workload" (Workload::after_crash), "nothing left") for
+  // Report::crash_left.
+  bool crashed = false;
+  std::string crash;
+  std::vector<std::string> crash_left;
   bool failed() const;    // any finding with failure == true
 };
 
@@ -250,6 +293,10 @@ struct Report {
   // Failing seeds run a second time with the relaxation log for their
   // findings' causes (keep_causes; at most one per failure kept).
   uint64_t seeds_rerun_for_causes = 0;
+  // Seeds whose injected crash happened, and what those crashes left, by
+  // category (SeedResult::crash_left).
+  uint64_t crashed_seeds = 0;
+  std::map<std::string, uint64_t> crash_left;
   bool clean() const { return failing_seeds == 0; }
   std::string summary() const;  // a few lines for people
 };
@@ -321,6 +368,25 @@ class SeedRun {
   // Every model, built-in first.
   std::vector<const HistoryModel*> models() const;
 
+  // The seed's injected crash: during the run a pointer to its record
+  // (sim/crash.h; happened is false until it does), null without one.
+  const CrashRecord* crash() const { return crash_; }
+  // Whether `w` was stopped by it.
+  bool crashed(const Worker& w) const;
+  // How many workers it stopped (0 without a crash).
+  uint32_t crashed_workers() const;
+
+  // An operation that may take effect although its worker dies before
+  // recording it (its write in flight lands): call it before the operation
+  // posts, on seeds with a crash in the plan (crash() != null; elsewhere it
+  // does nothing). If the crash stops `w` before its next op_done or
+  // gave_up, the driver calls `record(end)` after the run and before the
+  // checks, and the workload records the operation there as one that may or
+  // may not have taken effect (ok = false) ending at `end`, the run's end.
+  void in_flight(const Worker& w, std::function<void(Nanos end)> record);
+  // The driver, after a crashed run: records the dead workers' in_flight.
+  void record_crashed_in_flight(Nanos end);
+
   // Progress for the watchdog: a worker completed one operation.
   void op_done(const Worker& w);
   // An operation gave up (retries exhausted): counted; at the end the driver
@@ -336,8 +402,11 @@ class SeedRun {
   uint64_t gave_up_count() const { return gave_up_; }
   const std::string& first_gave_up() const { return first_gave_up_; }
   std::vector<Finding>& findings() { return findings_; }
+  void set_crash(const CrashRecord* r) { crash_ = r; }
 
  private:
+  const CrashRecord* crash_ = nullptr;
+  std::vector<std::function<void(Nanos)>> in_flight_;  // by worker index, while a crash is planned
   Backend& backend_;
   SeedPlan plan_;
   Shape shape_;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "latchwork/sim/blocked_worker.h"
+#include "latchwork/sim/crash.h"
 #include "latchwork/sim/timing_model.h"
 #include "latchwork/verbs/backend.h"
 
@@ -77,6 +78,11 @@ class SimBackend final : public Backend {
   // Sends the timing model's NIC waits to `waits` (before run(); null: off;
   // kept across set_timing_model). Recording changes no decision.
   void set_wait_recorder(WaitRecorder* waits);
+  // Crash injection (sim/crash.h; before run()): `spec.victim` must be a
+  // compute worker of the config. A run without it never crashes.
+  void set_crash(const CrashSpec& spec);
+  // After run(): what the crash stopped and what its requests did.
+  const CrashRecord& crash() const;
 
   struct Impl;
 
