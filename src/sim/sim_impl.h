@@ -321,6 +321,9 @@ struct SimBackend::Impl {
 
   ClusterConfig cfg;
   const Semantics& sem;
+  // The semantics whose random draws and delays the run makes: sem, plus
+  // the switches hold_timing() keeps for timing only (their effects off).
+  Semantics tsem;
   std::unique_ptr<TimingModel> timing;
   // The same model when it is the simple one (a final class): the hot paths
   // call it through timed(), which hands a generic lambda the model's own
