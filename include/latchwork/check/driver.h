@@ -187,7 +187,8 @@ struct Options {
   uint32_t max_findings_per_seed = 4;
   // Ablation's jitter for telling a timing-dependent protocol race: a
   // finding that does not happen under `sequential` without jitter, nor
-  // with the plan's, is tried there with this one (ClusterConfig::kMaxWindowNs).
+  // with the plan's relaxations' delays held, nor with the plan's jitter, is
+  // tried there with this one (at most ClusterConfig::kMaxWindowNs).
   Nanos race_jitter_ns = 1'000'000;
   uint32_t race_seeds = 256;  // seeds tried with it (stops at the first hit)
   // Ablation's sample: the failing seed and its neighbours (other seeds
