@@ -48,13 +48,25 @@ bool fails_with(const WorkloadFactory& factory, const Options& o, SeedPlan plan,
   return has_kind(detail::run_one(factory, o, plan, shape, hooks), kind);
 }
 
-// Whether the finding appears on any of the first `sample` seeds of `plan`.
+// The first of the first `sample` seeds of `plan` on which the finding
+// appears (0: the plan's own), or -1.
+int64_t first_hit(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan, const Shape& shape,
+                  const std::string& kind, uint32_t sample, const Semantics* held = nullptr) {
+  for (uint32_t k = 0; k < sample; ++k)
+    if (fails_with(factory, o, plan, k, shape, kind, held)) return k;
+  return -1;
+}
+
 bool reproduces(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
                 const Shape& shape, const std::string& kind, uint32_t sample,
                 const Semantics* held = nullptr) {
-  for (uint32_t k = 0; k < sample; ++k)
-    if (fails_with(factory, o, plan, k, shape, kind, held)) return true;
-  return false;
+  return first_hit(factory, o, plan, shape, kind, sample, held) >= 0;
+}
+
+// Where a verdict's run is: "its own seed" or "seed N of its plan's sample".
+std::string on_seed(const Finding& f, int64_t k) {
+  return k == 0 ? "on its own seed"
+                : "on seed " + std::to_string(neighbour(f.seed, static_cast<uint32_t>(k))) + " of the plan's sample";
 }
 
 // The sample size: grows until the unablated plan fails kBaselineHits times.
@@ -134,9 +146,10 @@ void explain(const WorkloadFactory& factory, const Options& o, Finding* f) {
     return;
   }
   const Semantics& plan_sem = f->plan.semantics;
-  if (reproduces(factory, quiet, seq, f->shape, f->kind, sample, &plan_sem)) {
+  if (const int64_t k = first_hit(factory, quiet, seq, f->shape, f->kind, sample, &plan_sem); k >= 0) {
     f->timing_race = true;
-    f->explain_note = "it fails under sequential with the delays of the plan's relaxations held (their effects off)";
+    f->explain_note = "it fails under sequential with the delays of the plan's relaxations held (their effects off), " +
+                      on_seed(*f, k);
     return;
   }
   // Wider jitter slows every operation as much: the watchdog waits as much
