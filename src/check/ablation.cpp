@@ -1,24 +1,29 @@
 // Explanations by ablation: a failing seed is rerun with each relaxation of
-// its plan switched off alone, and with all of them off. A relaxation is
-// necessary when the finding vanishes without it on a sample of seeds under
-// the plan (the failing seed and its neighbours) on which the whole plan
-// fails several times, and when the failing run's relaxation log shows it
-// acted. One seed alone would not do: the simulator draws timing and
-// relaxations from one random stream, so switching a relaxation off moves
-// every later event and a rare finding can vanish by chance. Where switching
-// one off leaves the failing seed's run unchanged (same trace hash) timing
-// was held fixed; where it moved, the verdict rests on the sample, and the
-// finding's explain_note says so when that matters.
+// its plan switched off alone. Switched off with its timing held
+// (SimBackend::hold_timing): the switch keeps its random draws and delays
+// and loses only its effect, so that switching off a relaxation that never
+// touched the finding leaves the rest of the run's timing where it was. The
+// simulator draws timing and relaxations from one random stream; without
+// holding, switching one off moved every later event, and a race that
+// needed a long delay was blamed on whichever switch supplied it.
 //
-// First, under `sequential`: a finding that happens there without jitter is
-// a protocol bug; one that happens there only with jitter -- the plan's, or
-// a much wider one -- is a timing-dependent protocol race (a lost wake-up,
-// an ABA), whichever switch happened to supply the delay under the swarm.
+// Verdicts, in order:
+// - protocol bug: it happens under `sequential` without jitter;
+// - timing-dependent protocol race: with every relaxation off it still
+//   happens when their delays are held (the failing run's own timing), or
+//   under `sequential` with the plan's jitter or a much wider one;
+// - else the relaxations whose removal alone (timing held) makes it vanish
+//   on the failing seed and on a sample of seeds under the plan, or the ones
+//   each of which suffices alone. Only relaxations that touched the
+//   finding's addresses (Finding::touched; any that acted when it has none)
+//   are named; explain_note says what was flagged and not named, and where
+//   timing could not be held.
 #include <algorithm>
 #include <set>
 
 #include "driver_internal.h"
 #include "latchwork/sim/relaxation_log.h"
+#include "latchwork/sim/verb_trace.h"
 
 namespace lw::check {
 namespace {
@@ -36,17 +41,32 @@ bool has_kind(const SeedResult& r, const std::string& kind) {
 }
 
 bool fails_with(const WorkloadFactory& factory, const Options& o, SeedPlan plan, uint32_t k,
-                const Shape& shape, const std::string& kind) {
+                const Shape& shape, const std::string& kind, const Semantics* held = nullptr) {
   plan.seed = neighbour(plan.seed, k);
-  return has_kind(detail::run_one(factory, o, plan, shape, {}), kind);
+  detail::Hooks hooks;
+  hooks.hold_timing = held;
+  return has_kind(detail::run_one(factory, o, plan, shape, hooks), kind);
 }
 
-// Whether the finding appears on any of the first `sample` seeds of `plan`.
-bool reproduces(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
-                const Shape& shape, const std::string& kind, uint32_t sample) {
+// The first of the first `sample` seeds of `plan` on which the finding
+// appears (0: the plan's own), or -1.
+int64_t first_hit(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan, const Shape& shape,
+                  const std::string& kind, uint32_t sample, const Semantics* held = nullptr) {
   for (uint32_t k = 0; k < sample; ++k)
-    if (fails_with(factory, o, plan, k, shape, kind)) return true;
-  return false;
+    if (fails_with(factory, o, plan, k, shape, kind, held)) return k;
+  return -1;
+}
+
+bool reproduces(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
+                const Shape& shape, const std::string& kind, uint32_t sample,
+                const Semantics* held = nullptr) {
+  return first_hit(factory, o, plan, shape, kind, sample, held) >= 0;
+}
+
+// Where a verdict's run is: "its own seed" or "seed N of its plan's sample".
+std::string on_seed(const Finding& f, int64_t k) {
+  return k == 0 ? "on its own seed"
+                : "on seed " + std::to_string(neighbour(f.seed, static_cast<uint32_t>(k))) + " of the plan's sample";
 }
 
 // The sample size: grows until the unablated plan fails kBaselineHits times.
@@ -66,19 +86,31 @@ SeedPlan without_relaxations(SeedPlan p) {
   return p;
 }
 
-// The relaxations that acted in the failing run (its log; the log changes
-// no decision, so this is the same run).
-std::set<std::string> acted_in(const WorkloadFactory& factory, const Options& o, const Finding& f) {
+// The relaxations explain() may name: those that touched the finding's
+// addresses in the failing run, or, for a finding without addresses, those
+// that acted anywhere in it (the log changes no decision: the same run).
+std::set<std::string> blamable(const WorkloadFactory& factory, const Options& o, const Finding& f) {
   RelaxationLog log;
+  VerbTrace trace(size_t{1} << 18);
   detail::Hooks hooks;
   hooks.log = &log;
-  (void)detail::run_one(factory, o, f.plan, f.shape, hooks);
-  std::set<std::string> acted;
-  for (const RelaxationEvent& e : log.events()) acted.insert(e.relaxation);
-  // Events past the log's bound are not named: then any switch may have acted.
-  if (log.dropped() > 0)
-    for (const Semantics::Switch& sw : Semantics::switches()) acted.insert(sw.name);
-  return acted;
+  hooks.trace = &trace;
+  Options logged = o;
+  logged.keep_causes = true;
+  const SeedResult r = detail::run_one(factory, logged, f.plan, f.shape, hooks);
+  std::set<std::string> names;
+  const Finding* same = nullptr;
+  for (const Finding& g : r.findings)
+    if (g.failure && g.kind == f.kind && same == nullptr) same = &g;
+  // Events past the log's or the trace's bound are not seen: then any switch may have acted.
+  if (log.dropped() > 0 || trace.dropped() > 0) {
+    for (const Semantics::Switch& sw : Semantics::switches()) names.insert(sw.name);
+  } else if (same != nullptr && same->addressed) {
+    names.insert(same->touched.begin(), same->touched.end());
+  } else {
+    for (const RelaxationEvent& e : log.events()) names.insert(e.relaxation);
+  }
+  return names;
 }
 
 std::string joined(const std::vector<std::string>& v) {
@@ -102,14 +134,22 @@ void explain(const WorkloadFactory& factory, const Options& o, Finding* f) {
   if (!f->failure) return;
   const uint32_t sample = calibrate(factory, quiet, *f);
   // Under `sequential`: without jitter the protocol fails whatever the
-  // timing; only with jitter -- the plan's, or much wider -- it is a race of
-  // the protocol that needs a delay in the wrong place.
+  // timing; only with delays -- the relaxations' own, held, or jitter as
+  // wide as the plan's or much wider -- it is a race of the protocol that
+  // needs a delay in the wrong place.
   const SeedPlan seq = without_relaxations(f->plan);
   SeedPlan still = seq, wide = seq;
   still.jitter_ns = 0;
   wide.jitter_ns = std::max(seq.jitter_ns, o.race_jitter_ns);
   if (reproduces(factory, quiet, still, f->shape, f->kind, sample)) {
     f->protocol_bug = true;
+    return;
+  }
+  const Semantics& plan_sem = f->plan.semantics;
+  if (const int64_t k = first_hit(factory, quiet, seq, f->shape, f->kind, sample, &plan_sem); k >= 0) {
+    f->timing_race = true;
+    f->explain_note = "it fails under sequential with the delays of the plan's relaxations held (their effects off), " +
+                      on_seed(*f, k);
     return;
   }
   // Wider jitter slows every operation as much: the watchdog waits as much
@@ -119,48 +159,51 @@ void explain(const WorkloadFactory& factory, const Options& o, Finding* f) {
   if ((seq.jitter_ns > 0 && reproduces(factory, quiet, seq, f->shape, f->kind, sample)) ||
       (o.race_seeds > 0 && reproduces(factory, slow, wide, f->shape, f->kind, o.race_seeds))) {
     f->timing_race = true;
+    f->explain_note = "timing could not be held: it fails under sequential with jitter up to " +
+                      std::to_string(wide.jitter_ns) + " ns";
     return;
   }
-  const std::set<std::string> acted = acted_in(factory, quiet, *f);
+  const std::set<std::string> allowed = blamable(factory, quiet, *f);
   std::vector<const Semantics::Switch*> on;
   for (const Semantics::Switch& sw : Semantics::switches())
     if (f->plan.semantics.*(sw.field)) on.push_back(&sw);
-  std::vector<std::string> idle;   // flagged by ablation, never acted in the failing run
-  std::vector<std::string> moved;  // switching it off moved the failing seed's timing
+  std::vector<std::string> idle;   // flagged by ablation, never touched the finding
+  bool moved = false;              // off with timing held, the failing seed's run still changed
   for (const Semantics::Switch* sw : on) {
     SeedPlan p = f->plan;
     p.semantics.*(sw->field) = false;
-    const SeedResult same_seed = detail::run_one(factory, quiet, p, f->shape, {});
-    if (same_seed.trace_hash != f->trace_hash) moved.push_back(sw->name);
-    // Timing held fixed (the same run) and the finding stays: not necessary.
-    if (same_seed.trace_hash == f->trace_hash && has_kind(same_seed, f->kind)) continue;
-    if (reproduces(factory, quiet, p, f->shape, f->kind, sample)) continue;
-    (acted.count(sw->name) ? f->necessary : idle).push_back(sw->name);
+    detail::Hooks held;
+    held.hold_timing = &plan_sem;
+    const SeedResult same_seed = detail::run_one(factory, quiet, p, f->shape, held);
+    moved = moved || same_seed.trace_hash != f->trace_hash;
+    // The finding stays on its own seed, timing held: not necessary.
+    if (has_kind(same_seed, f->kind)) continue;
+    if (reproduces(factory, quiet, p, f->shape, f->kind, sample, &plan_sem)) continue;
+    (allowed.count(sw->name) ? f->necessary : idle).push_back(sw->name);
   }
-  const std::string untimed =
-      "switching a relaxation off moved the timing of seed " + std::to_string(f->seed) +
-      ", so ablation could not hold it fixed and decided on " + std::to_string(sample) + " seed(s)";
+  const std::string idle_note =
+      joined(idle) + " vanished the finding when off but never touched its addresses in this run";
   if (!f->necessary.empty()) {
-    std::vector<std::string> unfixed;
-    for (const std::string& n : f->necessary)
-      if (std::find(moved.begin(), moved.end(), n) != moved.end()) unfixed.push_back(n);
-    if (!idle.empty())
-      f->explain_note = joined(idle) + " also vanished the finding when off but never acted in this run";
-    if (!unfixed.empty())
-      f->explain_note += std::string(f->explain_note.empty() ? "" : "; ") + untimed;
+    if (!idle.empty()) f->explain_note = idle_note;
     return;
   }
-  // Each of several relaxations that acted suffices alone: name them.
+  // Each of several relaxations that touched it suffices alone: name them.
   for (const Semantics::Switch* sw : on) {
-    if (!acted.count(sw->name)) continue;
+    if (!allowed.count(sw->name)) continue;
     SeedPlan p = without_relaxations(f->plan);
     p.semantics.*(sw->field) = true;
-    if (reproduces(factory, quiet, p, f->shape, f->kind, sample)) f->sufficient.push_back(sw->name);
+    if (reproduces(factory, quiet, p, f->shape, f->kind, sample, &plan_sem)) f->sufficient.push_back(sw->name);
   }
-  if (f->sufficient.empty())
-    f->explain_note = idle.empty() ? untimed
-                                   : joined(idle) + " vanished the finding when off but never acted in this run; " +
-                                         untimed;
+  if (f->sufficient.empty()) {
+    // A relaxation's effect changes what the program reads, and so its
+    // timing from there on: then the verdict rests on the sample.
+    const std::string untimed =
+        "no relaxation alone is necessary or suffices on " + std::to_string(sample) + " seed(s)" +
+        (moved ? " (switching one off changed the run of seed " + std::to_string(f->seed) +
+                     " after its first effect, even with its delays held)"
+               : "");
+    f->explain_note = idle.empty() ? untimed : idle_note + "; " + untimed;
+  }
 }
 
 }  // namespace lw::check

@@ -78,7 +78,8 @@ std::string without_run_context(const std::string& report) {
 
 SeedResult run_one(const WorkloadFactory& factory, const Options& o, const SeedPlan& plan,
                    const Shape& shape, const Hooks& hooks) {
-  if (o.isolate && hooks.trace == nullptr && hooks.log == nullptr && !hooks.before_run)
+  if (o.isolate && hooks.trace == nullptr && hooks.log == nullptr && !hooks.before_run &&
+      hooks.hold_timing == nullptr)
     return run_isolated(factory, o, plan, shape);
   return run_in_process(factory, o, plan, shape, hooks);
 }
@@ -113,6 +114,7 @@ SeedResult run_in_process(const WorkloadFactory& factory, const Options& o, cons
     SimBackend sim(c);
     if (log) sim.set_relaxation_log(log);
     if (trace) sim.set_verb_trace(trace);
+    if (hooks.hold_timing) sim.hold_timing(*hooks.hold_timing);
     if (hooks.before_run) hooks.before_run(sim);
     SeedRun run(sim, o, plan, shape);
     if (plan.crash.on) {

@@ -20,6 +20,9 @@ struct Hooks {
   RelaxationLog* log = nullptr;
   // Called on the simulator before it runs (run_seed_observed).
   std::function<void(SimBackend&)> before_run;
+  // Ablation: switches on here but off in the plan keep their draws and
+  // delays (SimBackend::hold_timing), so the rest of the run's timing holds.
+  const Semantics* hold_timing = nullptr;
 };
 
 // The cluster one seed runs on: the base with the shape and the plan applied.
@@ -45,7 +48,8 @@ struct Span {
 // The distinct spans of the requests `who` posted during [start, end].
 std::vector<Span> spans_of(const VerbTrace& trace, const Placement& who, Nanos start, Nanos end);
 // finding_causes.cpp: the relaxations of an operation's interval that
-// touched what it touched (its own requests' and others' lost atomics).
+// touched the bytes its requests touched (anyone's); they fill
+// Finding::causes and Finding::touched.
 void add_interval_causes(const RelaxationLog& log, const VerbTrace* trace, const Placement& who, Nanos start,
                          Nanos end, Finding* f);
 // A finding without an interval or words (a final check, a stuck latch):

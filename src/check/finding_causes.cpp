@@ -36,6 +36,13 @@ void add_cause(const RelaxationEvent& e, Finding* f) {
   if (f->causes.size() < kMaxCauses) f->causes.push_back(e.relaxation + ": " + e.what);
 }
 
+// What explain() may blame: relaxations on the finding's own addresses.
+void add_touched(const RelaxationEvent& e, Finding* f) {
+  f->addressed = true;
+  if (std::find(f->touched.begin(), f->touched.end(), e.relaxation) == f->touched.end())
+    f->touched.push_back(e.relaxation);
+}
+
 // The last request of `who` (by posting time): what a spinning or stuck
 // worker waits on.
 const VerbRecord* last_of(const VerbTrace& trace, const Placement& who) {
@@ -79,14 +86,25 @@ std::vector<Span> spans_of(const VerbTrace& trace, const Placement& who, Nanos s
 
 void add_interval_causes(const RelaxationLog& log, const VerbTrace* trace, const Placement& who, Nanos start,
                          Nanos end, Finding* f) {
-  for (const RelaxationEvent& e : log.of(who, start, end)) add_cause(e, f);
-  // Anyone's relaxations then on the words this worker touched (a WRITE
-  // landing staggered under its READ), and anyone's lost atomic updates and
-  // duplicated requests then: they break the latch guarding those words.
+  // The words the operation's requests touched: relaxations on them (its
+  // own, a WRITE landing staggered under its READ, a lost update of the
+  // latch it took) are its causes; elsewhere in the run they are not.
   const std::vector<Span> spans = trace ? spans_of(*trace, who, start, end) : std::vector<Span>{};
+  if (spans.empty()) {
+    // No words known (no trace): its own relaxations then, and anyone's
+    // lost atomic updates and duplicated requests then.
+    for (const RelaxationEvent& e : log.of(who, start, end)) add_cause(e, f);
+    for (const RelaxationEvent& e : log.overlapping(start, end))
+      if (!same_worker(e.who, who) && loses_writes(e)) add_cause(e, f);
+    return;
+  }
+  f->addressed = true;
+  for (const RelaxationEvent& e : log.of(who, start, end))
+    if (touches_any(e, spans)) add_cause(e, f);
   for (const RelaxationEvent& e : log.overlapping(start, end)) {
-    if (same_worker(e.who, who)) continue;  // listed above
-    if (loses_writes(e) || touches_any(e, spans)) add_cause(e, f);
+    if (!touches_any(e, spans)) continue;
+    add_touched(e, f);
+    if (!same_worker(e.who, who)) add_cause(e, f);  // its own are listed above
   }
 }
 
@@ -144,9 +162,13 @@ void describe_hang(const std::vector<BlockedWorker>& blocked, const VerbTrace* t
     if (trace->dropped() > 0) os << " (the trace kept the first " << trace->records().size() << " requests only)";
     os << "\n  " << w.waiters.front()->describe();
     f->blocked.push_back(os.str());
+    f->addressed = true;
     if (log)
       for (const RelaxationEvent& e : log->events())
-        if (e.touches(w.span.addr, w.span.bytes)) add_cause(e, f);
+        if (e.touches(w.span.addr, w.span.bytes)) {
+          add_cause(e, f);
+          add_touched(e, f);
+        }
   }
   for (const BlockedWorker* b : other) f->blocked.push_back(b->describe());
 }

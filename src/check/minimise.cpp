@@ -44,6 +44,8 @@ Finding minimise(const WorkloadFactory& factory, const Options& o, const Finding
         g.necessary = f.necessary;
         g.sufficient = f.sufficient;
         g.protocol_bug = f.protocol_bug;
+        g.timing_race = f.timing_race;
+        g.explain_note = f.explain_note;
         g.explained = f.explained;
         g.replay = detail::replay_of(o, f.seed, s);
         best = std::move(g);

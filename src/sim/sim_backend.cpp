@@ -17,7 +17,7 @@ using sim::EventKind;
 using sim::Thread;
 
 SimBackend::Impl::Impl(const ClusterConfig& c)
-    : cfg(c), sem(cfg.semantics), rng(c.seed) {
+    : cfg(c), sem(cfg.semantics), tsem(cfg.semantics), rng(c.seed) {
   std::string err = cfg.validate();
   LW_CHECK_MSG(err.empty(), "invalid cluster config: " + err);
   set_timing(make_timing_model(cfg));
@@ -69,6 +69,13 @@ void SimBackend::set_event_limit(uint64_t limit) { impl_->event_limit = limit; }
 void SimBackend::set_relaxation_log(RelaxationLog* log) {
   LW_CHECK_MSG(!impl_->ran, "set the relaxation log before run()");
   impl_->log = log;
+}
+
+void SimBackend::hold_timing(const Semantics& as_if) {
+  LW_CHECK_MSG(!impl_->ran, "hold timing before run()");
+  Semantics& t = impl_->tsem;
+  t = impl_->sem;
+  for (const Semantics::Switch& sw : Semantics::switches()) t.*(sw.field) = t.*(sw.field) || as_if.*(sw.field);
 }
 
 void SimBackend::set_watchdog(const Nanos* last_progress, Nanos span) {

@@ -44,6 +44,11 @@ struct QueuePair {
   Nanos atomics_done = 0;     // atomics posted so far have written back by then
   Nanos last_completion = 0;  // completions reach the requester in posting order
   ReadMark slowest_read;      // relaxation log only
+  // The last few READs (relaxation log only): a request taking effect
+  // before them overtook each, not only the slowest.
+  static constexpr uint32_t kRecentReads = 4;
+  ReadMark recent_reads[kRecentReads];
+  uint32_t next_recent = 0;
   // Packet sequence numbers, kept while the switch runs the §5.5 program
   // (it answers some of this QP's packets itself and must shift the PSNs of
   // the ones it forwards, Table 2).
@@ -329,6 +334,9 @@ struct SimBackend::Impl {
 
   ClusterConfig cfg;
   const Semantics& sem;
+  // The semantics whose random draws and delays the run makes: sem, plus
+  // the switches hold_timing() keeps for timing only (their effects off).
+  Semantics tsem;
   std::unique_ptr<TimingModel> timing;
   // The same model when it is the simple one (a final class): the hot paths
   // call it through timed(), which hands a generic lambda the model's own

@@ -252,27 +252,42 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
       const Nanos spread = at.end > at.begin ? at.end - at.begin : sem.read_spread_ns;
       const Nanos base = at.end > at.begin ? at.begin : at.end;
       Nanos first_fetch = ~Nanos{0};
-      if (sem.read_lines_unordered && lines > 1) {
+      // Effects follow sem; draws and delays follow tsem (hold_timing): a
+      // held switch's READ fetches in order, at `fetched`, and answers at
+      // `done` as late as the relaxation would have made it.
+      Nanos fetched = 0;
+      if (tsem.read_lines_unordered && lines > 1) {
         // Each line is fetched on its own, at its own instant.
-        std::vector<Nanos> fetched;  // for the relaxation log
+        const bool each = sem.read_lines_unordered;
+        std::vector<Nanos> line_times;  // for the relaxation log
         for (uint32_t i = 0; i < lines; ++i) {
           Nanos when = std::max(base + draw(spread + 1), floor);
-          events.push(when, EventKind::kReadLines, op, i);
+          if (each) events.push(when, EventKind::kReadLines, op, i);
           done = std::max(done, when);
           first_fetch = std::min(first_fetch, when);
-          if (log) fetched.push_back(when);
+          if (log && each) line_times.push_back(when);
         }
-        if (log) log_line_order(op, fetched);
+        if (log && each) log_line_order(op, line_times);
+        fetched = done;
+        if (!each) {
+          const bool lag = sem.read_overtaken || sem.reads_unordered;
+          fetched = lag ? done : std::max(at.end, floor);
+          events.push(fetched, EventKind::kReadLines, op, kAllLines);
+          first_fetch = fetched;
+        }
       } else {
         // One snapshot; it may lag so that later requests overtake it.
         const bool lag = sem.read_overtaken || sem.reads_unordered;
-        Nanos when = std::max(at.end + (lag ? draw(sem.read_spread_ns + 1) : 0), floor);
-        events.push(when, EventKind::kReadLines, op, kAllLines);
+        const bool timed_lag = tsem.read_overtaken || tsem.reads_unordered;
+        Nanos when = std::max(at.end + (timed_lag ? draw(sem.read_spread_ns + 1) : 0), floor);
+        fetched = lag ? when : std::max(at.end, floor);
+        events.push(fetched, EventKind::kReadLines, op, kAllLines);
         done = when;
-        first_fetch = when;
+        first_fetch = fetched;
       }
-      if (log) log_read_order(op, first_fetch, done);
-      qp.reads_done = std::max(qp.reads_done, done);
+      if (log) log_read_order(op, first_fetch, fetched);
+      // Later requests are ordered after the fetch, not the answer.
+      qp.reads_done = std::max(qp.reads_done, fetched);
     } else {
       Nanos floor = qp.writes_done + 1;  // WRITEs land in posting order
       if (!sem.read_overtaken) floor = std::max(floor, qp.reads_done + 1);
@@ -283,27 +298,35 @@ void SimBackend::Impl::schedule(Op* op, Nanos posted) {
         // write_payload_late: the NIC reads each line of the source at a
         // drawn instant, in address order, no later than the line lands.
         Nanos fetch = op->posted;
+        // Under the §5.5 program the switch rewrites a WRITE's header in
+        // flight (on_switch_request): its source is read at post.
+        const bool copied = !watched && op->payload.size() == wr.length;
+        const bool late = sem.write_payload_late && copied;
+        const bool timed_late = tsem.write_payload_late && copied;
         auto fetch_line = [&](uint32_t i, Nanos lands) {
           LW_CHECK(lands >= fetch);
           fetch += draw(lands - fetch + 1);
-          events.push(fetch, EventKind::kWriteLine, op, kFetchLine | i);  // before its landing
+          if (late) events.push(fetch, EventKind::kWriteLine, op, kFetchLine | i);  // before its landing
         };
-        // Under the §5.5 program the switch rewrites a WRITE's header in
-        // flight (on_switch_request): its source is read at post.
-        const bool late = sem.write_payload_late && !watched && op->payload.size() == wr.length;
-        if (sem.write_lines_staggered && lines > 1) {
-          // Lines land one by one in increasing address order.
+        if (tsem.write_lines_staggered && lines > 1) {
+          // Lines land one by one in increasing address order (held: all
+          // of them at the last line's instant).
+          const bool each = sem.write_lines_staggered;
           const Nanos step = last > first ? (last - first) / lines : 0;
           Nanos when = first;
           for (uint32_t i = 0; i < lines; ++i) {
             if (i > 0) when += 1 + (step ? draw(2 * step) : draw(sem.write_line_gap_ns));
-            if (late) fetch_line(i, when);
-            events.push(when, EventKind::kWriteLine, op, i);
+            if (timed_late) fetch_line(i, when);
+            if (each) events.push(when, EventKind::kWriteLine, op, i);
+          }
+          if (!each) {
+            // A held payload fetch is the copy made at post.
+            events.push(when, EventKind::kWriteLine, op, kAllLines);
           }
           done = when;
-          if (log) log_overtaking(op, first);
+          if (log) log_overtaking(op, each ? first : when);
         } else {
-          for (uint32_t i = 0; late && i < lines; ++i) fetch_line(i, last);
+          for (uint32_t i = 0; timed_late && i < lines; ++i) fetch_line(i, last);
           events.push(last, EventKind::kWriteLine, op, kAllLines);
           done = last;
           if (log) log_overtaking(op, last);
@@ -344,7 +367,7 @@ void SimBackend::Impl::schedule_atomic(sim::MemoryNode& m, Op* op, bool device, 
   // The read and the write-back are separate PCIe transactions; on device
   // memory they are one step on the NIC. The simple model has no window of
   // its own, so the contract's window stands in for it.
-  const bool split = !device && (sem.atomic_loses_write || sem.atomic_loses_cpu || sem.failed_cas_writes_back);
+  const bool split = !device && (tsem.atomic_loses_write || tsem.atomic_loses_cpu || tsem.failed_cas_writes_back);
   if (at.end == at.begin && split) at.end = at.begin + 1 + draw(sem.atomic_window_ns);
   op->access = at;
   op->has_window = at.end > at.begin;

@@ -69,21 +69,35 @@ void SimBackend::Impl::log_read_order(const sim::Op* op, Nanos first, Nanos last
     if (prev.who.coroutine != op->who().coroutine)  // one queue pair: one thread
       log->add(event(first, prev.fetch, prev.who, "reads_unordered", what, prev.addr, prev.length));
   }
-  if (!prev.valid || last > prev.fetch) prev = {true, op->who(), op->wr->remote, op->wr->length, first, last};
+  const sim::ReadMark mark{true, op->who(), op->wr->remote, op->wr->length, first, last};
+  if (!prev.valid || last > prev.fetch) prev = mark;
+  sim::QueuePair& qp = *op->qp;
+  qp.recent_reads[qp.next_recent++ % sim::QueuePair::kRecentReads] = mark;
 }
 
 void SimBackend::Impl::log_overtaking(const sim::Op* op, Nanos effect) {
-  const sim::ReadMark& read = op->qp->slowest_read;
-  if (!read.valid || effect >= read.fetch) return;
+  const sim::ReadMark& slowest = op->qp->slowest_read;
+  if (!slowest.valid || effect >= slowest.fetch) return;
   // Logged whatever bytes the later request touches: an unlatch WRITE on the
   // latch word overtaking a READ of the data lets a writer in before the READ
   // fetched (the overtaking request need not touch the READ's bytes). The
-  // READ is the request affected: the event carries its bytes.
-  log->add(event(effect, read.fetch, read.who, "read_overtaken",
-                 request(read) + " by " + who(read.who) + " fetched at " + ns(read.fetch) +
-                     ", after the later " + request(op) + " by " + who(op->who()) +
-                     " on the same queue pair took effect at " + ns(effect),
-                 read.addr, read.length));
+  // READ is the request affected: the event carries its bytes. Every recent
+  // READ it overtook, so that each READ's own bytes are named.
+  auto logged = [&](const sim::ReadMark& read) {
+    log->add(event(effect, read.fetch, read.who, "read_overtaken",
+                   request(read) + " by " + who(read.who) + " fetched at " + ns(read.fetch) +
+                       ", after the later " + request(op) + " by " + who(op->who()) +
+                       " on the same queue pair took effect at " + ns(effect),
+                   read.addr, read.length));
+  };
+  bool slowest_seen = false;
+  for (const sim::ReadMark& read : op->qp->recent_reads) {
+    if (!read.valid || effect >= read.fetch) continue;
+    slowest_seen = slowest_seen || (read.fetch == slowest.fetch && read.addr == slowest.addr &&
+                                    read.who.coroutine == slowest.who.coroutine);  // one QP: one thread
+    logged(read);
+  }
+  if (!slowest_seen) logged(slowest);
 }
 
 void SimBackend::Impl::log_lost_stores(const sim::Op* atomic,

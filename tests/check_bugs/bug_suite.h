@@ -156,6 +156,8 @@ inline void expect_found(const WorkloadFactory& f, const Shape& shape, const Exp
               join(first->sufficient).c_str(), first->explain_note.empty() ? "" : "; ",
               first->explain_note.c_str());
   for (const Finding& x : r.findings) std::printf("[bug-suite]   %s\n", x.summary().c_str());
+  std::printf("[bug-suite]   touched (addressed=%d): %s\n", first->addressed ? 1 : 0, join(first->touched).c_str());
+  for (const std::string& c : first->causes) std::printf("[bug-suite]   cause: %s\n", c.c_str());
 }
 
 // (iii): the twin is clean over kSeeds.

@@ -140,24 +140,34 @@ struct Finding {
   uint64_t seed = 0;
   SeedPlan plan;       // the relaxations and windows of its seed
   Shape shape;         // the workload size it was found (or shrunk) at
-  // Filled in by explain(): the relaxations whose removal alone makes the
-  // finding vanish. Empty with protocol_bug: it happens under `sequential`.
+  // Filled in by explain(): the relaxations whose removal alone (timing
+  // held: SimBackend::hold_timing) makes the finding vanish; only ones that
+  // touched it (`touched`). Empty with protocol_bug or timing_race.
   std::vector<std::string> necessary;
   // When none is necessary alone: the relaxations each of which suffices on
   // its own (the finding needs one of them, any one).
   std::vector<std::string> sufficient;
   bool protocol_bug = false;
   // It needs no relaxation but timing: under `sequential` it never happens
-  // without jitter, and does with the plan's jitter or a wider one (a race
-  // of the protocol itself, e.g. a lost wake-up or an ABA). protocol_bug:
-  // it happens under `sequential` without jitter too.
+  // without jitter, and does with widened delays -- the plan's relaxations'
+  // own delays held (their effects off), the plan's jitter or a wider one (a
+  // race of the protocol itself, e.g. a lost wake-up or an ABA).
+  // protocol_bug: it happens under `sequential` without jitter too.
   bool timing_race = false;
   bool explained = false;
-  // What ablation could not establish, for people: relaxations it flagged
-  // that never acted in the failing run (switching one off only moved the
-  // timing), or that timing could not be held fixed. Empty when exact.
+  // For people: how a timing race was shown (held delays, or jitter: then
+  // timing could not be held), relaxations ablation flagged that never
+  // touched the finding, and where the sample decided because switching a
+  // relaxation off still changed the failing seed's run.
   std::string explain_note;
   std::vector<std::string> causes;    // the relaxation log's detail (time overlaps)
+  // With the relaxation log: whether the finding has a history with
+  // addresses (an operation's words, the words a hang waits on), and the
+  // relaxations that touched those addresses, each once. explain() names
+  // only these; a finding without addresses (a final check, an exception)
+  // may be blamed on any relaxation that acted in its run.
+  bool addressed = false;
+  std::vector<std::string> touched;
   // hang/deadlock: the blocked workers (alike ones grouped) and, for each
   // word they wait on, the last write to it (who, when, what): the root.
   std::vector<std::string> blocked;
@@ -200,7 +210,8 @@ struct Options {
   uint32_t max_findings_per_seed = 4;
   // Ablation's jitter for telling a timing-dependent protocol race: a
   // finding that does not happen under `sequential` without jitter, nor
-  // with the plan's, is tried there with this one (ClusterConfig::kMaxWindowNs).
+  // with the plan's relaxations' delays held, nor with the plan's jitter, is
+  // tried there with this one (at most ClusterConfig::kMaxWindowNs).
   Nanos race_jitter_ns = 1'000'000;
   uint32_t race_seeds = 256;  // seeds tried with it (stops at the first hit)
   // Ablation's sample: the failing seed and its neighbours (other seeds
@@ -316,10 +327,12 @@ SeedResult run_seed_observed(const WorkloadFactory& factory, const Options& o, c
                              const Shape& shape, const std::function<void(SimBackend&)>& before_run);
 
 // Fills in f.protocol_bug / f.timing_race (rerunning its seed and
-// neighbours under `sequential`, without jitter, with the plan's and with
+// neighbours under `sequential`: without jitter; with the plan's
+// relaxations' delays held; with the plan's jitter and with
 // race_jitter_ns), else f.necessary / f.sufficient by rerunning them with
-// each relaxation of its plan switched off alone (only relaxations the
-// failing run's log shows acted are named).
+// each relaxation of its plan switched off alone, timing held (only
+// relaxations that touched the finding's addresses are named, or, for a
+// finding without addresses, ones that acted in its run).
 void explain(const WorkloadFactory& factory, const Options& o, Finding* f);
 
 // Shrinks f's shape (fewer nodes, threads, coroutines, operations) while a

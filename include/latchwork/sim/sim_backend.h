@@ -59,6 +59,13 @@ class SimBackend final : public Backend {
   // run(); null, the default, turns it off). Logging changes no decision:
   // the trace hash is the same with and without a log.
   void set_relaxation_log(RelaxationLog* log);
+  // Ablation (before run()): a switch on in `as_if` but off in the config
+  // keeps its random draws and its delays, not its effect -- a lagging READ
+  // fetches in order and answers as late, a staggered WRITE lands whole at
+  // its last line's instant, an atomic keeps its window but loses nothing.
+  // So switching a relaxation off does not move the rest of the run's
+  // timing unless the relaxation acted. The windows are the config's.
+  void hold_timing(const Semantics& as_if);
 
   // Liveness (before run()). The watchdog stops run() with RunStats::stalled
   // when, with workers unfinished, virtual time passes *last_progress + span;
