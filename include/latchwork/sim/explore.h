@@ -29,7 +29,8 @@
 //   - sleep: a yield, one step; park waits for an unpark, whose wake is a step.
 // A coroutine resumes in the step that completes what it awaited (the
 // earliest it could), and runs until its next await; its code between awaits
-// is one atomic block. now() counts the steps so far; charge_cpu is ignored;
+// is one atomic block. now() counts the steps so far (or, with
+// Spec::logical_clock, ticks per call as a result); charge_cpu is ignored;
 // rpc completes with kUnsupported; queue depth is not limited.
 //
 // Search: depth-first over the choices, replaying the program from the start
