@@ -104,6 +104,10 @@ int run_exhaustive_workloads(const std::string& scheme, const check::BuiltinOpti
     if (info.structure != base.structure || (scheme != "all" && scheme != info.scheme)) continue;
     check::BuiltinOptions b = base;
     b.scheme = info.scheme;
+    if (std::string e = b.validate(); !e.empty()) {
+      std::fprintf(stderr, "latchwork check: %s: %s\n", info.scheme.c_str(), e.c_str());
+      return kExitUsage;
+    }
     check::WorkloadExploreOptions x = check::builtin_explore_options(b, cluster);
     x.shape = scope.shape;
     x.first_seed = scope.first_seed;
