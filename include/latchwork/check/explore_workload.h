@@ -21,6 +21,11 @@
 // each seed is one program, explored exhaustively. Spin-loop reduction
 // treats a loop that re-reads the same values as waiting (its try counter is
 // not state): an operation that gives up after N tries is not explored.
+// A state is memory, requests in flight, each worker's received results
+// (clock values included) and the run's op_done / gave_up / failure counts;
+// so what a worker keeps in the workload (history records, members) must be
+// a function of what it received; where the order of two workers' writes to
+// a member matters, they read now() there (as recording an operation does).
 //
 //   lw::check::WorkloadExploreOptions x;
 //   x.shape = {1, 2, 1, 0, 1};           // 2 workers x 1 operation
