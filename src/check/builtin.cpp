@@ -173,6 +173,15 @@ std::pair<RemoteAddr, uint64_t> builtin_key_range(const BuiltinOptions& b, const
   return builtin_detail::tuples_key_range(detail::seed_cluster(o, f.plan, f.shape), b, f.shape.ops_per_worker, key);
 }
 
+WorkloadExploreOptions builtin_explore_options(const BuiltinOptions& b, const ClusterConfig& base) {
+  WorkloadExploreOptions x;
+  x.cluster = builtin_check_options(b, base).cluster;
+  x.shape = {.compute_nodes = 1, .threads_per_node = 2, .coroutines_per_thread = 1, .memory_node_threads = 0,
+             .ops_per_worker = 2};
+  x.seeds = 4;
+  return x;
+}
+
 WorkloadFactory builtin_workload(const BuiltinOptions& b) {
   LW_CHECK_MSG(b.validate().empty(), b.validate());
   if (b.structure == "hash") return builtin_detail::hash_workload(b);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "latchwork/sim/explore.h"
+#include "latchwork/base/random.h"
 #include "verbs/node_memory.h"
 
 namespace lw::explore::detail {
@@ -113,6 +114,7 @@ struct XWorker final : WorkerPort {
   // rec[i] is the i-th record kept, chain[i] the chain before it.
   H128 chain;
   std::vector<H128> rec, chain_before;
+  std::vector<Rng> rng_before;    // Worker::rng as each record arrived (restored by a fold)
 };
 
 class Machine final : public Backend {
@@ -146,6 +148,8 @@ class Machine final : public Backend {
   std::vector<std::string> waits() const;
   void set_log(std::vector<std::string>* log) { log_ = log; }
   uint64_t steps() const { return steps_; }
+  // Spec::logical_clock: a tick, received by worker `w` as a result.
+  uint64_t tick(XWorker& w);
 
  private:
   friend struct XWorker;
@@ -198,6 +202,7 @@ class Machine final : public Backend {
   std::vector<uint32_t> to_resume_;
   std::vector<Window> windows_;
   uint64_t steps_ = 0;
+  uint64_t clock_ = 0;  // Spec::logical_clock's ticks this execution
   int running_ = -1;  // the worker whose code runs now, or -1
   std::string failure_;
   std::vector<std::string> last_seen_;  // per worker, while logging

@@ -75,7 +75,19 @@ bool XWorker::cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) {
   wait = Wait::kCpu;
   return true;
 }
-Nanos XWorker::now() const { return m->steps_; }
+Nanos XWorker::now() const {
+  if (!m->spec_.logical_clock) return m->steps_;
+  // Reading the clock is an event of the program: it changes its state.
+  return m->tick(const_cast<XWorker&>(*this));
+}
+
+uint64_t Machine::tick(XWorker& w) {
+  ++clock_;
+  H128 r;
+  r.add(0xc10cull << 32 | clock_);
+  record(w, r);
+  return clock_;
+}
 void XWorker::park(std::coroutine_handle<> h) {
   LW_CHECK(wait == Wait::kRunning);
   resume = h;
@@ -89,6 +101,7 @@ void XWorker::unpark() {
 // --- the backend's host side ---
 
 Machine::Machine(const Spec& s) : spec_(s), sem_(s.semantics) {
+  if (s.config) cfg_ = *s.config;
   cfg_.backend = "explore";
   cfg_.memory_nodes = s.nodes;
   cfg_.memory_node_bytes = s.node_bytes;
@@ -231,17 +244,19 @@ void Machine::reset() {
   windows_.clear();
   to_resume_.clear();
   steps_ = 0;
+  clock_ = 0;
   failure_.clear();
   last_seen_.clear();
   running_ = -1;
   if (spec_.setup) spec_.setup(*this);
   for (auto& w : workers_) {
     w->worker.reset();
-    w->worker.emplace(w.get(), w->place, worker_seed(1, w->place));
+    w->worker.emplace(w.get(), w->place, worker_seed(spec_.seed, w->place));
     w->chain = {};
     w->pending = {};
     w->rec.clear();
     w->chain_before.clear();
+    w->rng_before.clear();
     w->cpu = nullptr;
     w->completed_inline = false;
     w->task = spec_.program(*w->worker, w->index);
@@ -477,6 +492,7 @@ void Machine::record(XWorker& w, const H128& r) {
     return;
   }
   w.chain_before.push_back(w.chain);
+  w.rng_before.push_back(w.worker->rng());
   w.rec.push_back(r);
   w.chain.add(r);
   // A block of up to four records repeated with the same results is folded:
@@ -486,8 +502,12 @@ void Machine::record(XWorker& w, const H128& r) {
     if (std::equal(w.rec.end() - static_cast<ptrdiff_t>(p), w.rec.end(),
                    w.rec.end() - static_cast<ptrdiff_t>(2 * p))) {
       w.chain = w.chain_before[n - p];
+      // Its random draws too: the fold says the repeat did not happen, so
+      // later choices are those after the first copy (as state and hash say).
+      w.worker->rng() = w.rng_before[n - p - 1];
       w.rec.resize(n - p);
       w.chain_before.resize(n - p);
+      w.rng_before.resize(n - p);
       return;
     }
   }
@@ -675,6 +695,8 @@ H128 Machine::state_hash() const {
       for (uint64_t v : {uint64_t{static_cast<uint8_t>(w->cpu->kind)}, w->cpu->addr.raw(), w->cpu->a, w->cpu->b})
         h.add(v);
   }
+  if (spec_.logical_clock) h.add(clock_);
+  if (!failure_.empty()) h.add(0xfa11ull);  // never merged with a state that did not fail
   if (spec_.ghost_hash) h.add(spec_.ghost_hash());
   return h;
 }

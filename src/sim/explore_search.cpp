@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <unordered_map>
 #include <utility>
 
 #include "explore_impl.h"
@@ -69,6 +70,7 @@ class Search {
     r_ = r;
     try {
       search();
+      if (!violating_.empty()) report_shortest();
       if (r_->violation.empty() && r_->bound.empty() && spec_.check_progress) check_progress();
     } catch (const std::exception& e) {
       // A failed check in the explorer or in code the program runs outside a
@@ -76,6 +78,7 @@ class Search {
       fail(std::string("invariant: ") + e.what(), path_, false);
     }
     r_->states = states_.size();
+    r_->violating_states = violating_.size();
     r_->complete = r_->violation.empty() && r_->bound.empty();
   }
 
@@ -108,15 +111,94 @@ class Search {
   // A state without enabled steps: the end of an execution, or a deadlock.
   void leaf(uint32_t id) {
     if (!m_.all_finished()) {
-      fail("stuck: deadlock: no step is enabled and not every worker has finished", path_, true);
+      violated(id, "stuck: deadlock: no step is enabled and not every worker has finished");
       return;
     }
     terminal_[id] = 1;
     ++r_->terminal_states;
     if (spec_.final_check) {
       std::string v = spec_.final_check(m_);
-      if (!v.empty()) fail("final check: " + v, path_, false);
+      if (!v.empty()) violated(id, "final check: " + v);
     }
+  }
+
+  // A violation in state `id` (the current one, reached by path_): the end
+  // of the search, or with shortest_trace one candidate among others.
+  void violated(uint32_t id, std::string why) {
+    if (!spec_.shortest_trace) {
+      fail(std::move(why), path_, why.rfind("stuck", 0) == 0);
+      return;
+    }
+    // A violating state is final (not expanded), so it counts as "reaches
+    // the end" for the progress check.
+    terminal_[id] = 1;
+    violating_.emplace(id, std::move(why));
+  }
+
+  // The violating state nearest the start, by a breadth-first pass over the
+  // recorded edges, and its trace.
+  void report_shortest() {
+    std::vector<uint32_t> ids = shortest_path([this](uint32_t id) { return violating_.count(id) > 0; });
+    LW_CHECK(!ids.empty());
+    const std::string& why = violating_.at(ids.back());
+    fail(why, steps_along(ids), why.rfind("stuck", 0) == 0);
+  }
+
+  // The state ids of a shortest path from the start to a state `target`
+  // accepts (empty if none is reachable). Bounded by the states and edges.
+  template <typename Target>
+  std::vector<uint32_t> shortest_path(const Target& target) {
+    const size_t n = states_.size();
+    std::vector<uint32_t> first(n + 1, 0);
+    for (const auto& e : edges_) ++first[e.first + 1];
+    for (size_t i = 0; i < n; ++i) first[i + 1] += first[i];
+    std::vector<uint32_t> succ(edges_.size());
+    {
+      std::vector<uint32_t> fill(first.begin(), first.end() - 1);
+      for (const auto& e : edges_) succ[fill[e.first]++] = e.second;
+    }
+    std::vector<uint32_t> parent(n, StateTable::kNone);
+    std::vector<uint32_t> queue = {0};
+    parent[0] = 0;
+    for (size_t qi = 0; qi < queue.size(); ++qi) {
+      const uint32_t at = queue[qi];
+      if (target(at)) {
+        std::vector<uint32_t> ids;
+        for (uint32_t x = at; x != 0; x = parent[x]) ids.push_back(x);
+        ids.push_back(0);
+        return {ids.rbegin(), ids.rend()};
+      }
+      for (uint32_t k = first[at]; k < first[at + 1]; ++k)
+        if (parent[succ[k]] == StateTable::kNone) {
+          parent[succ[k]] = at;
+          queue.push_back(succ[k]);
+        }
+    }
+    return {};
+  }
+
+  // The steps through the states `ids` (from the start). Op slots may differ
+  // between paths to one state, so each step is found again: the enabled
+  // step whose result has the next state's hash.
+  std::vector<Step> steps_along(const std::vector<uint32_t>& ids) {
+    std::vector<Step> path;
+    restart();
+    for (size_t i = 1; i < ids.size(); ++i) {
+      m_.enabled(&enabled_);
+      const std::vector<Step> candidates = enabled_;
+      bool found = false;
+      for (size_t c = 0; c < candidates.size() && !found; ++c) {
+        if (c > 0) {
+          restart();
+          for (const Step& s : path) m_.apply(s);
+        }
+        m_.apply(candidates[c]);
+        found = m_.state_hash() == states_.key(ids[i]);
+        if (found) path.push_back(candidates[c]);
+      }
+      LW_CHECK_MSG(found, "explore: a recorded step could not be taken again (is the program deterministic?)");
+    }
+    return path;
   }
 
   // Inserts the current state; returns its id and whether it is new.
@@ -125,7 +207,8 @@ class Search {
     const uint32_t id = states_.find_or_insert(m_.state_hash(), parent, via,
                                                static_cast<uint32_t>(path_.size()), &inserted);
     if (inserted) terminal_.push_back(0);
-    if (spec_.check_progress && parent != StateTable::kNone) edges_.emplace_back(parent, id);
+    if ((spec_.check_progress || spec_.shortest_trace) && parent != StateTable::kNone)
+      edges_.emplace_back(parent, id);
     return {id, inserted};
   }
 
@@ -175,14 +258,16 @@ class Search {
       path_.push_back(step);
       ++r_->transitions;
       r_->max_depth = std::max(r_->max_depth, static_cast<uint32_t>(path_.size()));
-      if (std::string v = check_state(); !v.empty()) return fail(v, path_, false);
+      std::string v = check_state();
+      if (!v.empty() && !spec_.shortest_trace) return fail(v, path_, false);
       const auto [id, inserted] = visit(from, step);
       if (inserted && states_.size() > spec_.max_states) {
         r_->bound = "max_states (" + std::to_string(spec_.max_states) + " states)";
         return;
       }
       const size_t frames = stack_.size();
-      if (inserted) expand(id);
+      if (inserted && !v.empty()) violated(id, std::move(v));
+      else if (inserted) expand(id);
       if (stack_.size() == frames) {  // nothing to explore below: back up
         path_.pop_back();
         in_sync = false;
@@ -203,6 +288,8 @@ class Search {
       std::vector<uint32_t> fill(first.begin(), first.end() - 1);
       for (const auto& e : edges_) preds[fill[e.second]++] = e.first;
     }
+    std::vector<std::pair<uint32_t, uint32_t>> kept_edges;
+    if (spec_.shortest_trace) kept_edges.swap(edges_);
     std::vector<std::pair<uint32_t, uint32_t>>().swap(edges_);
     std::vector<uint8_t> reaches(n, 0);
     std::vector<uint32_t> queue;
@@ -235,10 +322,15 @@ class Search {
       at = succ[at];
     }
     LW_CHECK(!reaches[at]);
+    std::vector<Step> path = states_.path_to(at);
+    if (spec_.shortest_trace) {
+      edges_ = std::move(kept_edges);
+      path = steps_along(shortest_path([&](uint32_t id) { return id == at; }));
+    }
     fail("stuck: from this state no execution finishes every worker (every path loops: a deadlock "
          "of spinning workers or a livelock); the first such state is " +
              std::to_string(states_.depth(worst)) + " steps deep",
-         states_.path_to(at), true);
+         path, true);
   }
 
   const Spec& spec_;
@@ -247,6 +339,7 @@ class Search {
   StateTable states_;
   std::vector<uint8_t> terminal_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
+  std::unordered_map<uint32_t, std::string> violating_;  // shortest_trace: state id -> why
   std::vector<Frame> stack_;
   std::vector<Step> steps_;    // the frames' enabled steps, stacked
   std::vector<Step> path_;     // the steps from the start to the current state

@@ -106,5 +106,14 @@ TEST(CheckBugs, SingleReadBookendTwinPerLineVersions) {
   expect_clean(factory<OwnedRecords<PerLine>>(), kShape, "single-read-bookend");
 }
 
+// Exhaustive at a small shape: 2 workers x 2 operations, program seeds 1..4.
+const Shape kSmall{.compute_nodes = 1, .threads_per_node = 2, .coroutines_per_thread = 1,
+                   .memory_node_threads = 0, .ops_per_worker = 2};
+
+TEST(CheckBugsExhaustive, SingleReadBookend) {
+  expect_violated(factory<OwnedRecords<Bookend>>(), kSmall, 4, {"torn-read"}, "single-read-bookend");
+}
+TEST(CheckBugsExhaustive, SingleReadBookendTwinPerLineVersions) { expect_proved(factory<OwnedRecords<PerLine>>(), kSmall, 4, "single-read-bookend"); }
+
 }  // namespace
 }  // namespace lw::check::bugs

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "latchwork/check/driver.h"
+#include "latchwork/check/explore_workload.h"
 
 namespace lw::check::bugs {
 
@@ -171,6 +172,40 @@ inline void expect_clean(const WorkloadFactory& f, const Shape& shape, const cha
   std::printf("[bug-suite] %s twin: %llu seeds clean=%d, %llu ops, %.3f s\n", name,
               static_cast<unsigned long long>(r.seeds_run), r.clean() ? 1 : 0,
               static_cast<unsigned long long>(r.ops), r.wall_seconds);
+}
+
+// --- exhaustive exploration (check/explore_workload.h) -------------------------
+// At a small shape (2 workers, 1-2 operations) and program seeds 1..seeds:
+// the buggy program is violated (by one of `kinds`), its twin proved.
+
+inline WorkloadExploreOptions explore_options(const Shape& shape, uint64_t seeds) {
+  WorkloadExploreOptions o;  // default cluster: spec profile, every relaxation a choice
+  o.shape = shape;
+  o.seeds = seeds;
+  return o;
+}
+
+inline void expect_violated(const WorkloadFactory& f, const Shape& shape, uint64_t seeds,
+                            const std::vector<std::string>& kinds, const char* name) {
+  const WorkloadExploreOptions o = explore_options(shape, seeds);
+  ASSERT_EQ(o.validate(), "");
+  const WorkloadExploreResult r = explore_workload(f, o);
+  std::printf("[explore] %s: %s (%.2f s)\n", name, r.verdict_line().c_str(), r.wall_seconds);
+  ASSERT_TRUE(r.violated()) << name << ": " << r.summary();
+  bool known = false;
+  for (const std::string& k : kinds) known = known || norm(r.last.violation).find(norm(k)) != std::string::npos;
+  EXPECT_TRUE(known) << name << ": unexpected violation\n" << r.summary();
+  EXPECT_FALSE(r.last.trace.empty()) << name;
+}
+
+inline void expect_proved(const WorkloadFactory& f, const Shape& shape, uint64_t seeds, const char* name) {
+  const WorkloadExploreOptions o = explore_options(shape, seeds);
+  ASSERT_EQ(o.validate(), "");
+  const WorkloadExploreResult r = explore_workload(f, o);
+  std::printf("[explore] %s twin: %s (%.2f s)\n", name, r.verdict_line().c_str(), r.wall_seconds);
+  EXPECT_TRUE(r.proved()) << name << ": " << r.summary();
+  EXPECT_EQ(r.seeds_explored, seeds) << name;
+  EXPECT_GT(r.terminal_states, 0u) << name;
 }
 
 }  // namespace lw::check::bugs

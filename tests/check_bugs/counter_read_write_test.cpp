@@ -57,5 +57,14 @@ TEST(CheckBugs, CounterByReadPlusWrite) {
 }
 TEST(CheckBugs, CounterTwinFaa) { expect_clean(factory<Counter<true>>(), kShape, "counter-read-write"); }
 
+// Exhaustive at a small shape: 2 workers x 2 operations, program seeds 1..4.
+const Shape kSmall{.compute_nodes = 1, .threads_per_node = 2, .coroutines_per_thread = 1,
+                   .memory_node_threads = 0, .ops_per_worker = 2};
+
+TEST(CheckBugsExhaustive, CounterByReadPlusWrite) {
+  expect_violated(factory<Counter<false>>(), kSmall, 4, {"lost-update"}, "counter-read-write");
+}
+TEST(CheckBugsExhaustive, CounterTwinFaa) { expect_proved(factory<Counter<true>>(), kSmall, 4, "counter-read-write"); }
+
 }  // namespace
 }  // namespace lw::check::bugs

@@ -77,5 +77,14 @@ TEST(CheckBugs, SeqlockWithoutOddMark) {
 }
 TEST(CheckBugs, SeqlockTwinOddMark) { expect_clean(factory<Seqlock<true>>(), kShape, "seqlock-no-odd-mark"); }
 
+// Exhaustive at a small shape: 2 workers x 2 operations, program seeds 1..4.
+const Shape kSmall{.compute_nodes = 1, .threads_per_node = 2, .coroutines_per_thread = 1,
+                   .memory_node_threads = 0, .ops_per_worker = 2};
+
+TEST(CheckBugsExhaustive, SeqlockWithoutOddMark) {
+  expect_violated(factory<Seqlock<false>>(), kSmall, 4, {"torn-read"}, "seqlock-no-odd-mark");
+}
+TEST(CheckBugsExhaustive, SeqlockTwinOddMark) { expect_proved(factory<Seqlock<true>>(), kSmall, 4, "seqlock-no-odd-mark"); }
+
 }  // namespace
 }  // namespace lw::check::bugs

@@ -75,5 +75,14 @@ TEST(CheckBugs, UnlatchOvertakesUnfencedRead) {
 }
 TEST(CheckBugs, UnlatchTwinFenced) { expect_clean(factory<Latched<true>>(), kShape, "unfenced-unlatch"); }
 
+// Exhaustive at a small shape: 2 workers x 2 operations, program seeds 1..4.
+const Shape kSmall{.compute_nodes = 1, .threads_per_node = 2, .coroutines_per_thread = 1,
+                   .memory_node_threads = 0, .ops_per_worker = 2};
+
+TEST(CheckBugsExhaustive, UnlatchOvertakesUnfencedRead) {
+  expect_violated(factory<Latched<false>>(), kSmall, 4, {"torn-read"}, "unfenced-unlatch");
+}
+TEST(CheckBugsExhaustive, UnlatchTwinFenced) { expect_proved(factory<Latched<true>>(), kSmall, 4, "unfenced-unlatch"); }
+
 }  // namespace
 }  // namespace lw::check::bugs

@@ -85,5 +85,14 @@ TEST(CheckBugs, VersionBeforeDataTwinRechecks) {
   expect_clean(factory<VersionedRecords<true>>(), kShape, "version-before-data");
 }
 
+// Exhaustive at a small shape: 2 workers x 2 operations, program seeds 1..4.
+const Shape kSmall{.compute_nodes = 1, .threads_per_node = 2, .coroutines_per_thread = 1,
+                   .memory_node_threads = 0, .ops_per_worker = 2};
+
+TEST(CheckBugsExhaustive, VersionBeforeData) {
+  expect_violated(factory<VersionedRecords<false>>(), kSmall, 4, {"torn-read"}, "version-before-data");
+}
+TEST(CheckBugsExhaustive, VersionBeforeDataTwinRechecks) { expect_proved(factory<VersionedRecords<true>>(), kSmall, 4, "version-before-data"); }
+
 }  // namespace
 }  // namespace lw::check::bugs

@@ -101,5 +101,14 @@ TEST(CheckBugs, WriteRacesCasTwinCasRelease) {
   expect_clean(factory<ContendedLatch<true>>(), kShape, "write-races-cas");
 }
 
+// Exhaustive at a small shape: 2 workers x 2 operations, program seeds 1..4.
+const Shape kSmall{.compute_nodes = 1, .threads_per_node = 2, .coroutines_per_thread = 1,
+                   .memory_node_threads = 0, .ops_per_worker = 2};
+
+TEST(CheckBugsExhaustive, WriteRacesCas) {
+  expect_violated(factory<ContendedLatch<false>>(), kSmall, 4, {"stuck", "stuck-latch"}, "write-races-cas");
+}
+TEST(CheckBugsExhaustive, WriteRacesCasTwinCasRelease) { expect_proved(factory<ContendedLatch<true>>(), kSmall, 4, "write-races-cas"); }
+
 }  // namespace
 }  // namespace lw::check::bugs

@@ -70,6 +70,21 @@ expect_exit 2 "litmus exhaustive with seeds" -- "$lw" litmus --exhaustive --seed
 expect_err "do not apply to --exhaustive"
 expect_exit 2 "litmus exhaustive without a form" -- "$lw" litmus --exhaustive --test completion_order
 expect_err "no exhaustive form"
+# check --exhaustive on a workload: a negative control violated, a correct
+# scheme proved (each well under a second), both as expected (exit 0).
+expect_exit 0 "check exhaustive tuples" -- "$lw" check --structure tuples --scheme in-place-marking --exhaustive --json
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+assert r["verdict"] == "violated" and r["as_expected"] and r["trace"], r
+assert "torn-read" in r["violation"] and r["ops"] == 2 and r["states"] > 0, r
+PY
+expect_exit 0 "check exhaustive proved" -- "$lw" check --structure tuples --scheme out-of-place --exhaustive
+grep -q "proved within scope" "$tmp/out" || { echo "FAIL: out-of-place not proved"; cat "$tmp/out"; fail=1; }
+expect_exit 1 "check exhaustive bound" -- "$lw" check --structure tuples --scheme out-of-place --exhaustive --max-states 10
+grep -q "not proved: bound reached" "$tmp/out" || { echo "FAIL: no bound verdict"; cat "$tmp/out"; fail=1; }
+expect_exit 2 "check exhaustive hash" -- "$lw" check --structure hash --exhaustive
+expect_err "does not model"
 expect_exit 0 "latch" -- "$lw" latch --ops 20 --json
 expect_exit 0 "threads backend" -- "$lw" torn-read --backend threads --scheme farm --ops 300
 

@@ -5,7 +5,8 @@
 #   example: a folder of examples/ whose executable has the folder's name
 #   (default consumer). check_my_structure is docs/checking.md's example: it
 #   exits 0 only when the public check driver catches its unfenced release,
-#   explains it by read_overtaken, and finds the fenced twin clean.
+#   explains it by read_overtaken, finds the fenced twin clean, and (exhaustive
+#   exploration, 2 workers x 1 operation) violates the one and proves the other.
 set -euo pipefail
 build=$1 src=$2 flags=${3:-} example=${4:-consumer}
 work=$(mktemp -d)

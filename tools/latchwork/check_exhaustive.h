@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "latchwork/check/builtin.h"
 #include "latchwork/check/explore_locks.h"
 
 namespace lw::tool {
@@ -16,5 +17,14 @@ bool lock_scheme(const std::string& scheme, check::LockExploreOptions* o);
 // trace. Exit code: 1 when a correct scheme has a violation or a negative
 // control has none, else 0.
 int run_exhaustive_locks(const std::string& scheme, const check::LockExploreOptions& base, bool json);
+
+// `latchwork check --exhaustive` for the other built-ins: each scheme of
+// `base.structure` (`scheme` "all") as a workload under the explorer
+// (check/explore_workload.h) at scope `scope` (cluster prepared per scheme).
+// A row (or a JSON object) per scheme: verdict, state count, time, and a
+// violation's shortest trace. Exit code: 1 when a correct scheme is not
+// proved or a negative control is not violated, else 0.
+int run_exhaustive_workloads(const std::string& scheme, const check::BuiltinOptions& base,
+                             const ClusterConfig& cluster, const check::WorkloadExploreOptions& scope, bool json);
 
 }  // namespace lw::tool

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "latchwork/check/driver.h"
+#include "latchwork/check/explore_workload.h"
 #include "latchwork/config/cluster_config.h"
 
 namespace lw::check {
@@ -102,5 +103,12 @@ std::pair<RemoteAddr, uint64_t> builtin_key_range(const BuiltinOptions& b, const
 
 // Makes a fresh workload per run. b must validate().
 WorkloadFactory builtin_workload(const BuiltinOptions& b);
+
+// Exhaustive exploration of a built-in (explore_workload.h) at its small
+// scope: the cluster of builtin_check_options, 2 compute workers (one node,
+// two threads) x 2 operations, program seeds 1..4 (`latchwork check
+// --exhaustive`). Set shape and seeds after for another scope. Locks have
+// their own explorer (explore_locks.h).
+WorkloadExploreOptions builtin_explore_options(const BuiltinOptions& b, const ClusterConfig& base);
 
 }  // namespace lw::check

@@ -29,7 +29,8 @@
 //   - sleep: a yield, one step; park waits for an unpark, whose wake is a step.
 // A coroutine resumes in the step that completes what it awaited (the
 // earliest it could), and runs until its next await; its code between awaits
-// is one atomic block. now() counts the steps so far; charge_cpu is ignored;
+// is one atomic block. now() counts the steps so far (or, with
+// Spec::logical_clock, ticks per call as a result); charge_cpu is ignored;
 // rpc completes with kUnsupported; queue depth is not limited.
 //
 // Search: depth-first over the choices, replaying the program from the start
@@ -57,9 +58,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "latchwork/config/cluster_config.h"
 #include "latchwork/config/semantics.h"
 #include "latchwork/runtime/task.h"
 #include "latchwork/verbs/backend.h"
@@ -88,6 +91,23 @@ struct Spec {
   std::function<std::string(Backend&)> final_check;
   bool check_progress = true;        // prove every state can reach the end
   bool spin_reduction = true;        // fold repeated operations (see above)
+  // The seed of the workers' Worker::rng (worker_seed(seed, placement), as
+  // the simulator's): a program's random choices are its own, one per seed.
+  uint64_t seed = 1;
+  // now() is a logical clock that ticks on every call, and the value a
+  // coroutine reads is one of its results (it goes into its state). Histories
+  // stamped with it keep the real-time order of the execution (an operation
+  // ended before another began iff its end was read first); off, now()
+  // counts steps and is not part of the state (fine for programs that do
+  // not keep the times they read).
+  bool logical_clock = false;
+  // Keep searching after a violation and report the one with the shortest
+  // trace (a breadth-first pass over the recorded state graph); off, the
+  // search stops at the first violation it meets (depth-first: not shortest).
+  bool shortest_trace = false;
+  // What config() shows the program (e.g. the compute-node count); its
+  // backend, memory sizes and semantics are replaced by the fields above.
+  std::optional<ClusterConfig> config;
   uint64_t max_states = 20'000'000;  // bounds: past them the result is incomplete
   uint32_t max_depth = 100'000;      // steps in one execution
 
@@ -106,6 +126,7 @@ struct Result {
   std::vector<std::string> trace; // the steps from the start to the violation, then
                                   // (for deadlock/stuck) what each worker waits on
   std::string bound;              // which bound stopped an incomplete search
+  uint64_t violating_states = 0;  // shortest_trace: distinct states found violating
   double wall_seconds = 0;        // for reports only; no decision reads it
 };
 
