@@ -3,18 +3,29 @@
 
 namespace lw {
 
+// A pair of words is two words with no padding: its bytes are copied whole
+// (a Sherman load's 2^20 pairs are 16 MB; pair by pair was a third of a
+// point's set-up).
+static_assert(sizeof(std::pair<uint64_t, uint64_t>) == 16 && std::is_standard_layout_v<std::pair<uint64_t, uint64_t>>);
+
 SetupKey& SetupKey::add(std::span<const std::pair<uint64_t, uint64_t>> s) {
   add(uint64_t{s.size()});
-  bytes_.reserve(bytes_.size() + s.size() * 16);
-  for (const auto& [a, b] : s) {
-    append(&a, sizeof a);
-    append(&b, sizeof b);
-  }
+  append_view(s.data(), s.size_bytes());
   return *this;
 }
 
+void SetupKey::own() {
+  for (Segment& s : segs_)
+    if (s.view != nullptr) {
+      s.owned.assign(s.view, s.len);
+      s.view = nullptr;
+    }
+}
+
 bool SetupKey::operator==(const SetupKey& o) const {
-  if (bytes_ != o.bytes_ || parts_.size() != o.parts_.size()) return false;
+  if (length_ != o.length_ || segs_.size() != o.segs_.size() || parts_.size() != o.parts_.size()) return false;
+  for (size_t i = 0; i < segs_.size(); ++i)
+    if (segs_[i].bytes() != o.segs_[i].bytes()) return false;
   for (size_t i = 0; i < parts_.size(); ++i) {
     const Part &a = parts_[i], &b = o.parts_[i];
     if (a.at != b.at || *a.type != *b.type || !a.equal(a.value.get(), b.value.get())) return false;
@@ -22,10 +33,30 @@ bool SetupKey::operator==(const SetupKey& o) const {
   return true;
 }
 
-uint64_t SetupKey::hash() const { return std::hash<std::string>{}(bytes_); }
+uint64_t SetupKey::hash() const {
+  if (hashed_) return hash_;
+  // A span by its length and its first and last 64 bytes: candidates only,
+  // operator== compares all of it.
+  constexpr size_t kEnds = 64;
+  uint64_t h = 0;
+  auto mix = [&h](std::string_view b) { h = (h ^ std::hash<std::string_view>{}(b)) * 0x9e3779b97f4a7c15ull; };
+  for (const Segment& s : segs_) {
+    const std::string_view b = s.bytes();
+    if (!s.sampled || b.size() <= 2 * kEnds) {
+      mix(b);
+    } else {
+      mix(b.substr(0, kEnds));
+      mix(b.substr(b.size() - kEnds));
+      h ^= b.size();
+    }
+  }
+  hash_ = h;
+  hashed_ = true;
+  return hash_;
+}
 
 uint64_t SetupKey::bytes() const {
-  uint64_t n = bytes_.size();
+  uint64_t n = length_;
   for (const Part& p : parts_) n += p.size;
   return n;
 }
@@ -65,6 +96,7 @@ std::shared_ptr<void> SetupStore::add_erased(SetupKey key, std::shared_ptr<void>
     entries_.pop_back();
   }
   bytes_ += bytes;
+  key.own();  // a kept key outlives the data its caller viewed
   entries_.push_front(Entry{std::move(key), h, product, &type, bytes, life});
   return product;
 }

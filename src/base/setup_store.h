@@ -68,14 +68,21 @@ class SetupKey {
     append(s.data(), s.size());
     return *this;
   }
+  // A span's elements, with their count. Viewed, not copied, until the
+  // store keeps the key (own()): the caller's data must outlive its use of
+  // the key. A Sherman load's key views 16 MB of pairs; copying them for
+  // every lookup tripled a figure's set-up on this project's VMs.
   template <internal::KeyBytes T>
   SetupKey& add(std::span<const T> s) {
     add(uint64_t{s.size()});
-    append(s.data(), s.size_bytes());
+    append_view(s.data(), s.size_bytes());
     return *this;
   }
   // Pairs of words (key-value pairs): std::pair is not trivially copyable.
   SetupKey& add(std::span<const std::pair<uint64_t, uint64_t>> s);
+
+  // Copies every viewed span into the key (the store does, to keep it).
+  void own();
 
   // A value kept in the key and compared with ==: option structs (their
   // defaulted ==) and shared_ptrs (the object: held alive by the key).
@@ -83,12 +90,12 @@ class SetupKey {
   SetupKey& add_compared(T v) {
     parts_.push_back(Part{std::make_shared<const T>(std::move(v)), &typeid(T),
                           [](const void* a, const void* b) { return *static_cast<const T*>(a) == *static_cast<const T*>(b); },
-                          sizeof(T), bytes_.size()});
+                          sizeof(T), length_});
     return *this;
   }
 
   bool operator==(const SetupKey& o) const;
-  uint64_t hash() const;
+  uint64_t hash() const;  // of the bytes; computed once
   uint64_t bytes() const;  // what the key holds, about (counted in the store's bound)
 
  private:
@@ -99,8 +106,32 @@ class SetupKey {
     uint64_t size;
     size_t at;  // the bytes appended before it: order is part of the key
   };
-  void append(const void* p, size_t n) { bytes_.append(static_cast<const char*>(p), n); }
-  std::string bytes_;
+  // The key's bytes in order: owned runs and viewed spans. A viewed span
+  // stays a segment of its own when owned, so equal keys have equal
+  // segments, and its hash samples it the same way before and after.
+  struct Segment {
+    std::string owned;
+    const char* view = nullptr;  // while viewed
+    size_t len = 0;
+    bool sampled = false;  // a span: hashed by its length and ends
+    std::string_view bytes() const { return view ? std::string_view(view, len) : std::string_view(owned); }
+  };
+  void append(const void* p, size_t n) {
+    if (segs_.empty() || segs_.back().sampled) segs_.emplace_back();
+    segs_.back().owned.append(static_cast<const char*>(p), n);
+    segs_.back().len += n;
+    length_ += n;
+    hashed_ = false;
+  }
+  void append_view(const void* p, size_t n) {
+    segs_.push_back(Segment{{}, static_cast<const char*>(p), n, true});
+    length_ += n;
+    hashed_ = false;
+  }
+  std::vector<Segment> segs_;
+  size_t length_ = 0;
+  mutable uint64_t hash_ = 0;  // once asked
+  mutable bool hashed_ = false;
   std::vector<Part> parts_;
 };
 

@@ -115,6 +115,27 @@ TEST(SetupStore, TheEndOfAReuseScopeDropsOnlyItsProducts) {
   EXPECT_EQ(store.bytes(), 8 + numbered(1).bytes());
 }
 
+// A span is viewed while the caller looks up, and copied when the store
+// keeps the key: a kept key outlives the data it was built from.
+TEST(SetupStore, AKeptKeyOwnsTheSpansItViewed) {
+  SetupStore store(1 << 20);
+  auto key_of = [](const std::vector<std::pair<uint64_t, uint64_t>>& pairs) {
+    SetupKey k("pairs");
+    k.add(std::span<const std::pair<uint64_t, uint64_t>>(pairs));
+    return k;
+  };
+  auto pairs = std::make_unique<std::vector<std::pair<uint64_t, uint64_t>>>(300, std::pair<uint64_t, uint64_t>{1, 2});
+  auto product = std::make_shared<const int>(5);
+  store.add(key_of(*pairs), product, 4, SetupLifetime::kProcess);
+  const std::vector<std::pair<uint64_t, uint64_t>> same = *pairs;
+  (*pairs)[150].second = 3;  // the caller's data changes, then goes
+  pairs.reset();
+  EXPECT_EQ(store.find<const int>(key_of(same)), product);
+  std::vector<std::pair<uint64_t, uint64_t>> middle = same;
+  middle[150].second = 3;  // equal length and ends: a hash candidate, not equal
+  EXPECT_EQ(store.find<const int>(key_of(middle)), nullptr);
+}
+
 TEST(SetupStore, AKindNamingTwoTypesIsAProducersBug) {
   SetupStore store(1 << 20);
   store.add(numbered(1), std::make_shared<const int>(1), 4, SetupLifetime::kProcess);

@@ -2,6 +2,7 @@
 // host_contents (outside run()).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_set>
@@ -23,8 +24,7 @@ bool host_node(Backend& b, const Tree::State& s, RemoteAddr addr, Node* n, std::
 
 // Each memory node's range of the nodes at `all`, captured after the build
 // wrote them, for the next bulk load of the same tree (bulk_images.h).
-void capture_bulk_images(Backend& b, const Tree::State& s, std::span<const std::pair<uint64_t, uint64_t>> sorted,
-                         std::vector<RemoteAddr> all) {
+void capture_bulk_images(Backend& b, const Tree::State& s, SetupKey key, const std::vector<RemoteAddr>& all) {
   const uint32_t nodes = b.config().memory_nodes;
   std::vector<uint64_t> lo(nodes, ~uint64_t{0}), hi(nodes, 0);
   for (const RemoteAddr a : all) {
@@ -41,8 +41,8 @@ void capture_bulk_images(Backend& b, const Tree::State& s, std::span<const std::
     if (!taken[n]) return;  // no image: later loads build as this one did
   }
   const uint64_t bytes = bulk_images_bytes(taken);
-  SetupStore::process().add(bulk_images_key(s.cfg, sorted, all), std::make_shared<const BulkImages>(std::move(taken)),
-                            bytes, SetupLifetime::kReuseScope);
+  SetupStore::process().add(std::move(key), std::make_shared<const BulkImages>(std::move(taken)), bytes,
+                            SetupLifetime::kReuseScope);
 }
 
 }  // namespace
@@ -90,9 +90,11 @@ Status Tree::bulk_load(Backend& b, std::span<const std::pair<uint64_t, uint64_t>
   // A figure's points load the same tree again: its image, where it is kept.
   const bool images = b.can_install_host_images() && NodeMemoryReuse::active();
   std::vector<RemoteAddr> all;
+  std::optional<SetupKey> key;
   if (images) {
     for (const auto& level : at) all.insert(all.end(), level.begin(), level.end());
-    if (const auto found = SetupStore::process().find<const BulkImages>(bulk_images_key(s.cfg, sorted, all))) {
+    key.emplace(bulk_images_key(s.cfg, sorted, all));  // built once: it holds every pair
+    if (const auto found = SetupStore::process().find<const BulkImages>(*key)) {
       for (NodeId n = 0; n < found->size(); ++n)
         if ((*found)[n]) b.host_install_image(n, *(*found)[n]);
       b.host_store(s.root_word, root.raw());
@@ -141,7 +143,7 @@ Status Tree::bulk_load(Backend& b, std::span<const std::pair<uint64_t, uint64_t>
     level = std::move(up);
   }
   LW_CHECK(level[0].addr == root);
-  if (images) capture_bulk_images(b, s, sorted, std::move(all));
+  if (images) capture_bulk_images(b, s, std::move(*key), all);
   b.host_store(s.root_word, root.raw());
   return Status::kOk;
 }
