@@ -52,13 +52,17 @@ namespace {
 constexpr size_t kCauseTraceEntries = size_t{1} << 18;
 }  // namespace
 
-ClusterConfig seed_cluster(const Options& o, const SeedPlan& plan, const Shape& shape) {
-  ClusterConfig c = o.cluster;
+ClusterConfig shaped_cluster(ClusterConfig c, const Shape& shape, uint64_t seed) {
   c.compute_nodes = shape.compute_nodes;
   c.threads_per_node = shape.threads_per_node;
   c.coroutines_per_thread = shape.coroutines_per_thread;
   c.memory_node_threads = shape.memory_node_threads;
-  c.seed = plan.seed;
+  c.seed = seed;
+  return c;
+}
+
+ClusterConfig seed_cluster(const Options& o, const SeedPlan& plan, const Shape& shape) {
+  ClusterConfig c = shaped_cluster(o.cluster, shape, plan.seed);
   c.semantics = plan.semantics;
   c.timing.jitter_ns = plan.jitter_ns;
   c.budget.max_events = o.max_events_per_seed;

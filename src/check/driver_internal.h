@@ -26,6 +26,9 @@ struct Hooks {
 };
 
 // The cluster one seed runs on: the base with the shape and the plan applied.
+// `c` laid out as `shape` says (compute nodes, threads, coroutines,
+// memory-node threads) and seeded: what the driver and the explorer run.
+ClusterConfig shaped_cluster(ClusterConfig c, const Shape& shape, uint64_t seed);
 ClusterConfig seed_cluster(const Options& o, const SeedPlan& plan, const Shape& shape);
 // One run: in a child process when o.isolate (and no recorder is asked
 // for), else in this one.

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <utility>
 
+#include "driver_internal.h"
+
 namespace lw::check {
 
 std::string WorkloadExploreOptions::validate() const {
@@ -66,13 +68,7 @@ explore::Spec spec_for(const WorkloadFactory& factory, const WorkloadExploreOpti
   s.spin_reduction = o.spin_reduction;
   s.max_states = o.max_states;
   s.max_depth = o.max_depth;
-  ClusterConfig c = o.cluster;
-  c.compute_nodes = o.shape.compute_nodes;
-  c.threads_per_node = o.shape.threads_per_node;
-  c.coroutines_per_thread = o.shape.coroutines_per_thread;
-  c.memory_node_threads = o.shape.memory_node_threads;
-  c.seed = seed;
-  s.config = c;
+  s.config = detail::shaped_cluster(o.cluster, o.shape, seed);
   // Workers in SeedRun::worker_index order: compute, then memory-node threads.
   const Shape& sh = o.shape;
   for (uint32_t n = 0; n < sh.compute_nodes; ++n)
@@ -81,7 +77,7 @@ explore::Spec spec_for(const WorkloadFactory& factory, const WorkloadExploreOpti
         s.workers.push_back({Placement::Kind::kCompute, n, t, k});
   for (uint32_t m = 0; m < o.cluster.memory_nodes; ++m)
     for (uint32_t t = 0; t < sh.memory_node_threads; ++t) s.workers.push_back({Placement::Kind::kMemory, m, t, 0});
-  world->options.cluster = c;
+  world->options.cluster = *s.config;
   world->options.shape = sh;
   world->plan.seed = seed;
   world->plan.semantics = o.cluster.semantics;
