@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "conformance_internal.h"
+#include "latchwork/verbs/rpc_builtin.h"
 
 namespace lw::conformance {
 namespace {
@@ -472,6 +473,76 @@ void execute_all_nodes(Env& env) {
   require_within_budget(b->run());
 }
 
+// Worker::call_all: calls to two nodes (two to each) sent together, awaited
+// once: every call gets its own status and reply, and the await ends after
+// the last reply. A one-way call, none, or too many fail the await untouched.
+void call_all_nodes(Env& env) {
+  if (env.base.memory_nodes < 2) {
+    env.check.skip("needs 2 memory nodes, the config has 1");
+    return;
+  }
+  auto b = env.backend(env.shape(1, 2));
+  if (!b) return;
+  if (!b->capabilities().rpc) {
+    env.check.skip("the backend has no RPC (capabilities().rpc is false)");
+    return;
+  }
+  Check& check = env.check;
+  const RemoteAddr x0 = env.alloc(*b, 0, 64), x1 = env.alloc(*b, 1, 64);
+  if (x0.is_null() || x1.is_null()) return;
+  b->spawn(at(0), [&check, x0, x1](Worker& w) -> Task<void> {
+    std::array<std::byte, 200> req0{}, req1{}, rep0{}, rep1{};
+    for (size_t k = 0; k < req0.size(); ++k) {
+      req0[k] = static_cast<std::byte>(k * 3 + 1);
+      req1[k] = static_cast<std::byte>(k * 5 + 2);
+    }
+    for (uint64_t round = 0; round < 2; ++round) {
+      const uint64_t add0[2] = {x0.offset(), 4}, add1[2] = {x1.offset(), 3};
+      uint64_t old0 = 99, old1 = 99;
+      RpcCall echo0{.node = 0, .handler = kEchoHandler, .request = std::span(req0.data(), 17), .reply = rep0};
+      RpcCall echo1{.node = 1, .handler = kEchoHandler, .request = req1, .reply = rep1};
+      RpcCall fa0{.node = 0, .handler = kFetchAddHandler, .request = std::as_bytes(std::span(add0)),
+                  .reply = std::as_writable_bytes(std::span(&old0, 1))};
+      RpcCall fa1{.node = 1, .handler = kFetchAddHandler, .request = std::as_bytes(std::span(add1)),
+                  .reply = std::as_writable_bytes(std::span(&old1, 1))};
+      RpcCall* all[] = {&echo0, &fa1, &echo1, &fa0};
+      if (!check.status("call_all of echo and fetch_add to nodes 0 and 1", co_await w.call_all(all), Status::kOk))
+        co_return;
+      check.eq("echo to node 0: reply bytes", echo0.reply_bytes, 17);
+      check.bytes("echo to node 0: reply", rep0.data(), req0.data(), 17);
+      check.eq("echo to node 1: reply bytes", echo1.reply_bytes, req1.size());
+      check.bytes("echo to node 1: reply", rep1.data(), req1.data(), req1.size());
+      check.eq("fetch_add on node 0: old value", old0, 4 * round);
+      check.eq("fetch_add on node 1: old value", old1, 3 * round);
+    }
+    uint64_t v0 = 0, v1 = 0;
+    if (check.status("READ node 0's counter", co_await w.read(&v0, x0, 8), Status::kOk))
+      check.eq("node 0's counter after two rounds", v0, 8);
+    if (check.status("READ node 1's counter", co_await w.read(&v1, x1, 8), Status::kOk))
+      check.eq("node 1's counter after two rounds", v1, 6);
+    RpcCall one_way{.node = 0, .handler = kEchoHandler, .request = std::span(req0.data(), 8), .reply = {},
+                    .one_way = true};
+    RpcCall* bad[] = {&one_way};
+    check.status("call_all with a one-way call", co_await w.call_all(bad), Status::kBadLength);
+    check.status("call_all of nothing", co_await w.call_all({}), Status::kBadLength);
+    RpcCall echo{.node = 0, .handler = kEchoHandler, .request = std::span(req0.data(), 8), .reply = rep0};
+    std::vector<RpcCall*> too_many(Worker::kMaxCallsAwaited + 1, &echo);
+    check.status("call_all of more than kMaxCallsAwaited calls", co_await w.call_all(too_many), Status::kBadLength);
+  });
+  // The other coroutine calls meanwhile: the await must not resume early on
+  // its replies.
+  b->spawn(at(0, 1), [&check](Worker& w) -> Task<void> {
+    std::array<std::byte, 32> req{}, rep{};
+    for (int i = 0; i < 20; ++i) {
+      req[0] = static_cast<std::byte>(i);
+      const Result<uint32_t> r = co_await w.call(static_cast<NodeId>(i % 2), kEchoHandler, req, rep);
+      if (check.status("echo by a neighbour", r.status, Status::kOk))
+        check.eq("its reply's first byte", static_cast<uint64_t>(rep[0]), static_cast<uint64_t>(req[0]));
+    }
+  });
+  require_within_budget(b->run());
+}
+
 }  // namespace
 
 std::vector<CaseDef> results_cases() {
@@ -505,6 +576,9 @@ std::vector<CaseDef> results_cases() {
       {"results", "execute-all",
        "batches to several nodes awaited together: each request's result, one resume (needs 2 memory nodes)",
        execute_all_nodes},
+      {"results", "call-all",
+       "RPC calls to several nodes awaited together: each call's reply, one resume (needs 2 memory nodes)",
+       call_all_nodes},
   };
 }
 

@@ -150,7 +150,7 @@ void Engine::on_rpc_recv(const ibv_wc& wc) {
   if (p) {
     LW_CHECK(q.rpc_used > 0);
     --q.rpc_used;
-    if (p->waiter) make_ready(p->waiter);
+    if (p->waiter) submission_done(p->waiter);
     if (p->done) *p->done = true;
     *p = RpcPending{};
   }
@@ -162,7 +162,7 @@ void Engine::fail_rpcs(NodeId node, Status s) {
     if (p.id == 0) continue;
     p.call->status = s;
     p.call->reply_bytes = 0;
-    if (p.waiter) make_ready(p.waiter);
+    if (p.waiter) submission_done(p.waiter);
     if (p.done) *p.done = true;
     p = RpcPending{};
   }
@@ -200,10 +200,32 @@ Status Engine::call_blocking(RpcCall* call) {
 }
 
 bool Coroutine::rpc(RpcCall* call, std::coroutine_handle<> waiter) {
+  LW_CHECK(awaiting == 0);
   const Status s = engine->post_rpc(call, waiter ? this : nullptr, nullptr);
   call->status = s;
   if (!waiter || s != Status::kOk) return false;  // one-way, or completed at once
   resume_point = waiter;
+  awaiting = 1;  // the reply (or fail_rpcs) counts it down
+  return true;
+}
+
+bool Coroutine::rpc_all(RpcCall* const* calls, uint32_t k, std::coroutine_handle<> waiter) {
+  cpu_streak = 0;
+  LW_CHECK(awaiting == 0);
+  resume_point = waiter;
+  // A guard, as in submit_all: sending may wait for a credit and poll,
+  // delivering earlier calls' replies; they must not resume the coroutine
+  // while it still sends.
+  awaiting = 1;
+  for (uint32_t i = 0; i < k; ++i) {
+    LW_CHECK_MSG(!calls[i]->one_way, "call_all awaits replies");
+    calls[i]->reply_bytes = 0;
+    ++awaiting;
+    const Status s = engine->post_rpc(calls[i], this, nullptr);
+    calls[i]->status = s;
+    if (s != Status::kOk) --awaiting;
+  }
+  engine->submission_done(this);  // drops the guard: ready now if all are done
   return true;
 }
 

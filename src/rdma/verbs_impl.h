@@ -60,6 +60,7 @@ struct Coroutine final : WorkerPort {
   bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
   bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
   bool rpc(RpcCall* call, std::coroutine_handle<> waiter) override;
+  bool rpc_all(RpcCall* const* calls, uint32_t k, std::coroutine_handle<> waiter) override;
   void park(std::coroutine_handle<> h) override { resume_point = h; }
   void unpark() override;
   void charge_cpu(Nanos) override {}  // real CPU time passes by itself

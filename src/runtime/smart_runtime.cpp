@@ -115,14 +115,29 @@ Task<Status> Context::execute(Batch& batch) {
   co_return s;
 }
 
+// Under the throttle, in rounds: the first batch left waits for its credits
+// as execute() does; the batches after it join the round while credits are
+// free now. A coroutine never waits holding credits (no deadlock among
+// coroutines holding parts of C_max), and a large await does not stall the
+// thread's queue for credits it cannot get at once.
 Task<Status> Context::execute_all(std::span<Batch* const> batches) {
   if (!rt_.config().throttling) co_return co_await w_.execute_all(batches);
-  uint32_t n = 0;
-  for (const Batch* b : batches) n += b->size();
-  if (!take_credits(n)) co_await w_.park();
-  const Status s = co_await w_.execute_all(batches);
-  return_credits(n);
-  co_return s;
+  // Bounded: every round takes at least one batch.
+  for (size_t at = 0; at < batches.size();) {
+    uint32_t n = batches[at]->size();
+    if (!take_credits(n)) co_await w_.park();
+    size_t end = at + 1;
+    for (; end < batches.size(); ++end) {
+      t_.throttle.advance(w_.now());
+      if (!t_.throttle.try_acquire(batches[end]->size())) break;
+      n += batches[end]->size();
+    }
+    const Status s = co_await w_.execute_all(batches.subspan(at, end - at));
+    return_credits(n);
+    if (s != Status::kOk) co_return s;
+    at = end;
+  }
+  co_return Status::kOk;
 }
 
 // One verb: with throttling, a credit around the worker's own request (not a

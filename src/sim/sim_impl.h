@@ -251,6 +251,9 @@ struct SimBackend::Impl {
   // --- two-sided RPC (sim_rpc.cpp) ---
   Result<HandlerId> register_handler(const RpcHandler& h);
   bool rpc_post(sim::Coroutine* c, RpcCall* call, std::coroutine_handle<> waiter);
+  bool rpc_post_all(sim::Coroutine* c, RpcCall* const* calls, uint32_t k, std::coroutine_handle<> waiter);
+  bool rpc_send(sim::Coroutine* c, RpcCall* call);
+  sim::RpcMsg* other_pending_rpc(const sim::Coroutine* c, const sim::RpcMsg* done) const;
   void on_rpc_arrive(sim::RpcMsg* m);
   void on_rpc_serve(sim::RpcMsg* m);
   void on_rpc_done(sim::RpcMsg* m);
@@ -407,6 +410,9 @@ struct Coroutine final : WorkerPort {
   bool rpc(RpcCall* call, std::coroutine_handle<> waiter) override {
     return sim->rpc_post(this, call, waiter);
   }
+  bool rpc_all(RpcCall* const* calls, uint32_t k, std::coroutine_handle<> waiter) override {
+    return sim->rpc_post_all(this, calls, k, waiter);
+  }
   void park(std::coroutine_handle<> h) override { resume_point = h; }
   void unpark() override;
   void charge_cpu(Nanos ns) override { thread->cur += ns; }
@@ -424,7 +430,8 @@ struct Coroutine final : WorkerPort {
   // waiting load read one line less, but every verb's resume read the
   // fields after it a line further: perf cas 5-7% slower (paired).
   CpuWaiter wait;
-  RpcMsg* pending_rpc = nullptr;  // the call it awaits (blocked() reports it)
+  RpcMsg* pending_rpc = nullptr;  // a call it awaits (blocked() reports it)
+  uint32_t rpcs_awaited = 0;      // calls whose reply it still awaits
   uint32_t awaiting = 0;          // submissions whose completion it still awaits
   bool finished = false;
   bool crashed = false;           // stopped by crash injection (finished too)

@@ -101,6 +101,28 @@ Result<HandlerId> SimBackend::Impl::register_handler(const RpcHandler& h) {
 
 bool SimBackend::Impl::rpc_post(Coroutine* c, RpcCall* call, std::coroutine_handle<> waiter) {
   LW_CHECK_MSG(call->one_way == !waiter, "a call awaits its reply; a one-way message does not");
+  if (!rpc_send(c, call) || call->one_way) return false;
+  LW_CHECK(c->rpcs_awaited == 0);
+  c->rpcs_awaited = 1;
+  c->resume_point = waiter;
+  return true;
+}
+
+bool SimBackend::Impl::rpc_post_all(Coroutine* c, RpcCall* const* calls, uint32_t k, std::coroutine_handle<> waiter) {
+  LW_CHECK(waiter && c->rpcs_awaited == 0);
+  uint32_t sent = 0;
+  for (uint32_t i = 0; i < k; ++i) {
+    LW_CHECK_MSG(!calls[i]->one_way, "call_all awaits replies");
+    sent += rpc_send(c, calls[i]);
+  }
+  if (sent == 0) return false;
+  c->rpcs_awaited = sent;
+  c->resume_point = waiter;
+  return true;
+}
+
+// Sends one call or message; false if it failed before sending.
+bool SimBackend::Impl::rpc_send(Coroutine* c, RpcCall* call) {
   call->reply_bytes = 0;
   if (call->node >= cfg.memory_nodes) {
     call->status = Status::kWrongNode;
@@ -140,11 +162,10 @@ bool SimBackend::Impl::rpc_post(Coroutine* c, RpcCall* call, std::coroutine_hand
   if (call->one_way) {
     ++rpc.one_way;
     call->status = Status::kOk;
-    return false;
+    return true;
   }
   ++rpc.calls;
   c->pending_rpc = m;
-  c->resume_point = waiter;
   return true;
 }
 
@@ -275,16 +296,26 @@ void SimBackend::Impl::rpc_reply_or_free(RpcMsg* m) {
 void SimBackend::Impl::on_rpc_reply(RpcMsg* m) {
   RpcCall& call = *m->call;
   Coroutine* c = m->caller;
-  LW_CHECK(c->pending_rpc == m);
+  LW_CHECK(c->rpcs_awaited > 0);
   timing->completed(m->route);
   call.status = m->status;
   call.reply_bytes = m->reply_bytes;
   if (m->reply_bytes != 0) std::memcpy(call.reply.data(), m->reply.data(), m->reply_bytes);
   trace.mix((uint64_t{m->reply_bytes} << 8) | static_cast<uint64_t>(m->status));
-  c->pending_rpc = nullptr;
+  --c->rpcs_awaited;
+  if (c->pending_rpc == m) c->pending_rpc = c->rpcs_awaited == 0 ? nullptr : other_pending_rpc(c, m);
   rpc_free(m);
   if (c->crashed) return;  // the caller's node died: nobody takes the reply
-  make_ready(c, c->resume_point);
+  if (c->rpcs_awaited == 0) make_ready(c, c->resume_point);
+}
+
+// Another call `c` still awaits (call_all), for blocked() to report.
+RpcMsg* SimBackend::Impl::other_pending_rpc(const Coroutine* c, const RpcMsg* done) const {
+  // Bounded by the messages ever allocated.
+  for (const std::unique_ptr<RpcMsg>& m : rpc.store)
+    if (m.get() != done && m->caller == c && m->call != nullptr) return m.get();
+  LW_CHECK_MSG(false, "a coroutine awaits a reply that no message carries");
+  return nullptr;
 }
 
 void SimBackend::Impl::rpc_free(RpcMsg* m) {

@@ -39,6 +39,8 @@ struct Coroutine final : WorkerPort {
   bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
   bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
   bool rpc(RpcCall* call, std::coroutine_handle<> waiter) override;
+  bool rpc_all(RpcCall* const* calls, uint32_t k, std::coroutine_handle<> waiter) override;
+  bool send_call(RpcCall* call);
   void park(std::coroutine_handle<> h) override { resume_point = h; }
   void unpark() override;
   void charge_cpu(Nanos) override {}  // real CPU time passes by itself
@@ -52,6 +54,7 @@ struct Coroutine final : WorkerPort {
   Task<void> task;
   std::coroutine_handle<> resume_point;
   Nanos wake_at = 0;
+  uint32_t rpcs_awaited = 0;  // calls whose reply it still awaits (its OS thread's count)
   // CPU accesses completed in a row without suspending: every
   // kCpuAccessesPerYield-th goes through the thread's ready queue, so that a
   // spin of CPU loads lets the thread's other coroutines run and does not
@@ -259,12 +262,17 @@ namespace {
 void run_os_thread(threads::OsThread* t) {
   // Callers whose replies arrived become ready; with `wait_ns`, waits for
   // one that long at most (the loop re-checks: no wait is unbounded).
-  auto take_replies = [t](uint64_t wait_ns) {
-    const size_t before = t->ready.size();
-    t->inbox->drain(&t->ready, wait_ns);
-    const size_t got = t->ready.size() - before;
-    LW_CHECK(got <= t->awaiting_rpc);
-    t->awaiting_rpc -= static_cast<uint32_t>(got);
+  // A caller is ready once its last awaited reply is in (call_all awaits several).
+  std::deque<threads::Coroutine*> replied;
+  auto take_replies = [t, &replied](uint64_t wait_ns) {
+    replied.clear();
+    t->inbox->drain(&replied, wait_ns);
+    LW_CHECK(replied.size() <= t->awaiting_rpc);
+    t->awaiting_rpc -= static_cast<uint32_t>(replied.size());
+    for (threads::Coroutine* c : replied) {
+      LW_CHECK(c->rpcs_awaited > 0);
+      if (--c->rpcs_awaited == 0) t->ready.push_back(c);
+    }
   };
   constexpr uint64_t kReplyWaitNs = 1'000'000;
   // Round-robin over ready coroutines; sleeping ones wait their turn.
@@ -327,7 +335,8 @@ RunStats ThreadsBackend::run() {
   try {
     for (auto& tp : s.os_threads) {
       if (tp->coroutines.empty()) continue;
-      tp->inbox = std::make_unique<threads::ReplyInbox>(tp->coroutines.size());
+      // Each coroutine awaits at most Worker::kMaxCallsAwaited replies (call_all).
+      tp->inbox = std::make_unique<threads::ReplyInbox>(tp->coroutines.size() * Worker::kMaxCallsAwaited);
       running.push_back(start_thread("worker", running.size(), total, [t = tp.get(), &gate] {
         gate.wait(kWait);
         if (gate.load() != kAbandon) run_os_thread(t);
@@ -579,8 +588,35 @@ bool Coroutine::cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) {
 }
 
 bool Coroutine::rpc(RpcCall* call, std::coroutine_handle<> waiter) {
-  ThreadsBackend::Impl& s = *backend;
   LW_CHECK_MSG(call->one_way == !waiter, "a call awaits its reply; a one-way message does not");
+  if (!call->one_way) {
+    // Set before posting: the reply may arrive before post() returns.
+    resume_point = waiter;
+    wake_at = 0;
+  }
+  const bool awaited = send_call(call);
+  if (!awaited) resume_point = {};
+  return awaited;
+}
+
+bool Coroutine::rpc_all(RpcCall* const* calls, uint32_t k, std::coroutine_handle<> waiter) {
+  // Set before posting: replies may arrive before post() returns. The thread
+  // takes replies only between its coroutines' steps, so none resumes this
+  // one while it still sends.
+  resume_point = waiter;
+  wake_at = 0;
+  bool any = false;
+  for (uint32_t i = 0; i < k; ++i) {
+    LW_CHECK_MSG(!calls[i]->one_way, "call_all awaits replies");
+    any = send_call(calls[i]) || any;
+  }
+  if (!any) resume_point = {};
+  return any;
+}
+
+// Hands one call or message to its node's server; true if a reply is awaited.
+bool Coroutine::send_call(RpcCall* call) {
+  ThreadsBackend::Impl& s = *backend;
   call->reply_bytes = 0;
   if (call->node >= s.node_count) {
     call->status = Status::kWrongNode;
@@ -597,16 +633,14 @@ bool Coroutine::rpc(RpcCall* call, std::coroutine_handle<> waiter) {
   job.handler = call->handler;
   job.request.assign(call->request.begin(), call->request.end());
   if (!call->one_way) {
-    // Set before posting: the reply may arrive before post() returns.
-    resume_point = waiter;
-    wake_at = 0;
     ++thread->awaiting_rpc;
+    ++rpcs_awaited;
   }
   const Status st = s.rpc->post(call->node, std::move(job));
   if (st != Status::kOk) {
     if (!call->one_way) {
       --thread->awaiting_rpc;
-      resume_point = {};
+      --rpcs_awaited;
     }
     call->status = st;
     return false;

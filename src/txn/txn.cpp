@@ -14,6 +14,7 @@ using namespace wire;
 
 Txn::State::State(Txn& tx) : t(tx), e(tx.e_), w(tx.w_), store(tx.e_.store()), d(tx.e_.design()) {
   recs.reserve(kMaxTxnRecords);
+  chunks.reserve(Worker::kMaxBatchesAwaited);
   spare.reserve(3 * kMaxTxnRecords);
   nodes.resize(store.nodes());
   bufs.resize(store.nodes());
@@ -52,6 +53,28 @@ Task<Status> Txn::State::exec(Batch& b, NodeId node) {
   // this queue pair has executed.
   nodes[node].unsignaled = 0;
   nodes[node].buffer_busy = false;
+  co_return s;
+}
+
+Task<Status> Txn::State::exec_chunks(bool together) {
+  if (chunks.empty()) co_return Status::kOk;
+  if (!together || chunks.size() == 1) {
+    // One node after another, in node order.
+    for (Chunk& c : chunks)
+      if (Status s = co_await exec(c.b, c.node); !ok(s)) co_return s;
+    co_return Status::kOk;
+  }
+  // Every node's batches out together, awaited once (DrTM+H §3.2's
+  // outstanding requests across machines).
+  std::array<Batch*, Worker::kMaxBatchesAwaited> all;
+  LW_CHECK(chunks.size() <= all.size());
+  for (size_t k = 0; k < chunks.size(); ++k) all[k] = &chunks[k].b;
+  const std::span<Batch* const> batches(all.data(), chunks.size());
+  const Status s = ctx ? co_await ctx->execute_all(batches) : co_await w.execute_all(batches);
+  for (const Chunk& c : chunks) {
+    nodes[c.node].unsignaled = 0;
+    nodes[c.node].buffer_busy = false;
+  }
   co_return s;
 }
 
@@ -213,10 +236,10 @@ Task<TxnStatus> Txn::State::fetch_pending() {
 
 // Issues the reads of `ix` together: bucket READs of cache misses per node,
 // then one batch of record READs per node (CAS+READ where the write set is
-// locked at execution), then one RPC per node for the two-sided ones. The
-// Worker awaits one submission at a time per coroutine, so batches to
-// different nodes go out one after the other (doorbell batching within a
-// node, not outstanding requests across nodes).
+// locked at execution), then one RPC per node for the two-sided ones.
+// One-sided batches to different nodes go out together and are awaited once
+// (exec_chunks: doorbell batching within a node, outstanding requests across
+// nodes); the RPCs go one node after another.
 Task<TxnStatus> Txn::State::fetch_set(const RecIndexes& ix) {
   const Primitive prim = read_only ? d.phases.ro_read : d.phases.execute;
   RecIndexes one_lock, one_plain, misses, rpc_lock, rpc_plain;
@@ -257,25 +280,20 @@ Task<TxnStatus> Txn::State::fetch_set(const RecIndexes& ix) {
 Task<TxnStatus> Txn::State::lookup(RecIndexes& ix) {
   RecIndexes left = ix;
   for (uint32_t probe = 0; probe < store.options().max_probe && !left.empty(); ++probe) {
+    chunks.clear();
     for (NodeId n = 0; n < store.nodes(); ++n) {
-      Batch b;
-      RecIndexes in;
+      Chunk* c = nullptr;
       for (uint32_t i : left) {
         Rec& r = recs[i];
         if (r.node != n) continue;
         const TablePlacement& p = store.placement(n, r.table);
         if (probe >= p.max_probe) continue;
         const uint64_t bucket = (store.bucket_of(r.table, r.key, p.buckets) + probe) % p.buckets;
-        b.read(r.bucket.data(), p.index + bucket * kBucketBytes, kBucketBytes);
-        in.push_back(i);
-        if (b.size() == Batch::kMax) {
-          if (Status s = co_await exec(b, n); !ok(s)) co_return fail(s);
-          b.clear();
-        }
+        if (c == nullptr || c->b.size() == Batch::kMax) c = &chunks.emplace_back(Chunk{n, {}, {}});
+        c->b.read(r.bucket.data(), p.index + bucket * kBucketBytes, kBucketBytes);
       }
-      if (!b.empty())
-        if (Status s = co_await exec(b, n); !ok(s)) co_return fail(s);
     }
+    if (Status s = co_await exec_chunks(true); !ok(s)) co_return fail(s);
     RecIndexes next;
     for (uint32_t i : left) {
       Rec& r = recs[i];
@@ -311,29 +329,31 @@ TxnStatus Txn::State::accept(Rec& r) {
 Task<TxnStatus> Txn::State::read_one_sided(const RecIndexes& ix, bool lock) {
   const uint32_t per = lock ? 2 : 1;
   const uint64_t lw = lock_word(t.coordinator_);
+  chunks.clear();
   for (NodeId n = 0; n < store.nodes(); ++n) {
-    RecIndexes in;
-    for (uint32_t i : ix)
-      if (recs[i].node == n) in.push_back(i);
-    for (size_t at = 0; at < in.size();) {
-      Batch b;
-      const size_t first = at;
-      for (; at < in.size() && b.size() + per <= Batch::kMax; ++at) {
-        Rec& r = recs[in[at]];
-        // CAS then READ on one QP: the READ sees the record after the CAS.
-        if (lock) b.cas(r.addr + kLockOffset, 0, lw);
-        b.read(r.image.data(), r.addr, r.bytes);
-      }
-      if (Status s = co_await exec(b, n); !ok(s)) co_return fail(s);
-      if (lock)
-        for (size_t k = first; k < at; ++k) {
-          Rec& r = recs[in[k]];
-          r.locked = b[static_cast<uint32_t>((k - first) * 2)].old_value == 0;
-          r.locked_at_fetch = r.locked;
-          r.locked_by_rpc = false;
-        }
+    Chunk* c = nullptr;
+    for (uint32_t i : ix) {
+      Rec& r = recs[i];
+      if (r.node != n) continue;
+      if (c == nullptr || c->b.size() + per > Batch::kMax) c = &chunks.emplace_back(Chunk{n, {}, {}});
+      // CAS then READ on one QP: the READ sees the record after the CAS.
+      if (lock) c->b.cas(r.addr + kLockOffset, 0, lw);
+      c->b.read(r.image.data(), r.addr, r.bytes);
+      c->recs.push_back(i);
     }
   }
+  // Locks are taken node by node, in node order: CASes to every node at once
+  // let conflicting transactions abort each other in step (FORD's TPC-C
+  // livelocked under `latchwork check` so).
+  if (Status s = co_await exec_chunks(!lock); !ok(s)) co_return fail(s);
+  if (lock)
+    for (const Chunk& c : chunks)
+      for (uint32_t k = 0; k < c.recs.size(); ++k) {
+        Rec& r = recs[c.recs[k]];
+        r.locked = c.b[2 * k].old_value == 0;
+        r.locked_at_fetch = r.locked;
+        r.locked_by_rpc = false;
+      }
   for (uint32_t i : ix) {
     Rec& r = recs[i];
     if (lock && !r.locked) co_return aborted(Phase::kExecute);
@@ -350,58 +370,104 @@ Task<TxnStatus> Txn::State::read_one_sided(const RecIndexes& ix, bool lock) {
   co_return TxnStatus::kOk;
 }
 
+// In rounds of at most one GET request per node, each holding as many of the
+// node's records as the request and the reply hold. A round's calls go out
+// together and are awaited once (call_all: FaSST's and DrTM+H's requests to
+// several machines at once), unless they take locks: those go node by node,
+// in node order, as read_one_sided's do.
 Task<TxnStatus> Txn::State::read_rpc(const RecIndexes& ix, bool lock) {
   bool abort = false;
+  rpc_parts.resize(store.nodes());  // kept: their reply buffers are reused
   for (NodeId n = 0; n < store.nodes(); ++n) {
-    RecIndexes in;
+    RpcPart& part = rpc_parts[n];
+    part.node = n;
+    part.in.clear();
+    part.first = part.end = 0;
     for (uint32_t i : ix)
-      if (recs[i].node == n) in.push_back(i);
-    for (size_t at = 0; at < in.size();) {
-      // As many records as the request and the reply hold.
-      std::vector<std::byte>& req = bufs[n];
+      if (recs[i].node == n) part.in.push_back(i);
+  }
+  // Bounded: every round takes at least one record of every part it serves.
+  for (bool more = true; more;) {
+    more = false;
+    std::array<RpcCall*, Worker::kMaxCallsAwaited> calls;
+    uint32_t k = 0;
+    for (RpcPart& part : rpc_parts) {
+      part.first = part.end;
+      if (part.first == part.in.size()) continue;  // done, or no records on the node
+      std::vector<std::byte>& req = bufs[part.node];
       req.clear();
       put(req, Header{0, t.coordinator_});
       size_t reply_bytes = 0;
-      const size_t first = at;
-      for (; at < in.size(); ++at) {
-        const Rec& r = recs[in[at]];
+      for (; part.end < part.in.size(); ++part.end) {
+        const Rec& r = recs[part.in[part.end]];
         if (req.size() + sizeof(GetItem) > kMaxRpcBytes || reply_bytes + sizeof(GetReply) + r.bytes > kMaxRpcBytes)
           break;
         put(req, GetItem{r.table, static_cast<uint16_t>(lock ? 1 : 0), 0, r.key});
         reply_bytes += sizeof(GetReply) + r.bytes;
       }
-      const uint32_t count = static_cast<uint32_t>(at - first);
+      LW_CHECK_MSG(part.end > part.first, "a record larger than an RPC reply");
+      more = more || part.end < part.in.size();
+      const uint32_t count = static_cast<uint32_t>(part.end - part.first);
       std::memcpy(req.data(), &count, 4);
-      const Result<uint32_t> res = co_await call(n, kGetIx, req, reply);
-      if (!res.ok()) co_return fail(res.status);
-      size_t p = 0;
-      for (size_t k = first; k < at; ++k) {
-        Rec& r = recs[in[k]];
-        if (p + sizeof(GetReply) > res.value) co_return fail(Status::kBadLength);
-        const GetReply g = get<GetReply>(reply, p);
-        p += sizeof(GetReply);
-        if (g.code == kMissing) co_return fail(Status::kOutOfBounds);
-        if (g.code == kTorn) ++t.counters_.torn_reads;
-        if (g.code != kOk) {
-          abort = true;  // locked or torn: abort once every locked record is known
-          continue;
-        }
-        if (g.bytes != r.bytes || p + g.bytes > res.value) co_return fail(Status::kBadLength);
-        std::memcpy(r.image.data(), reply.data() + p, g.bytes);
-        p += g.bytes;
-        r.addr = RemoteAddr::from_raw(g.addr);
-        if (cache != nullptr) cache->fill(r.table, r.key, r.addr);
-        if (lock) {
-          r.locked = true;
-          r.locked_by_rpc = true;
-          r.locked_at_fetch = true;
-        }
-        if (TxnStatus st = accept(r); st != TxnStatus::kOk) abort = true;
+      if (part.reply.size() < kMaxRpcBytes) part.reply.resize(kMaxRpcBytes);
+      part.call = RpcCall{.node = part.node, .handler = e.impl().ids[kGetIx], .request = req, .reply = part.reply};
+      LW_CHECK(k < calls.size());
+      calls[k++] = &part.call;
+    }
+    if (k == 0) break;
+    if (lock || k == 1) {
+      for (uint32_t c = 0; c < k; ++c) {
+        RpcCall& call = *calls[c];
+        const Result<uint32_t> res = co_await this->call(call.node, kGetIx, call.request, call.reply);
+        call.status = res.status;
+        call.reply_bytes = res.value;
       }
+    } else {
+      LW_CHECK_MSG(e.impl().have_handlers, "a two-sided phase without registered handlers");
+      for (uint32_t c = 0; c < k; ++c) w.compute(CpuWork::kCopyByte, calls[c]->request.size());  // built
+      co_await w.call_all(std::span<RpcCall* const>(calls.data(), k));
+      for (uint32_t c = 0; c < k; ++c)
+        if (calls[c]->status == Status::kOk) w.compute(CpuWork::kCopyByte, calls[c]->reply_bytes);  // taken apart
+    }
+    for (RpcPart& part : rpc_parts) {
+      if (part.first == part.end) continue;
+      if (TxnStatus st = take_gets(part, lock, &abort); st != TxnStatus::kOk) co_return st;
     }
   }
   if (abort) co_return aborted(Phase::kExecute);
   co_return TxnStatus::kOk;
+}
+
+// The reply to one GET request: records fetched (and locked), or why not.
+TxnStatus Txn::State::take_gets(RpcPart& part, bool lock, bool* abort) {
+  if (part.call.status != Status::kOk) return fail(part.call.status);
+  const uint32_t got = part.call.reply_bytes;
+  const std::span<const std::byte> reply = part.reply;
+  size_t p = 0;
+  for (size_t k = part.first; k < part.end; ++k) {
+    Rec& r = recs[part.in[k]];
+    if (p + sizeof(GetReply) > got) return fail(Status::kBadLength);
+    const GetReply g = get<GetReply>(reply, p);
+    p += sizeof(GetReply);
+    if (g.code == kMissing) return fail(Status::kOutOfBounds);
+    if (g.code == kTorn) ++t.counters_.torn_reads;
+    if (g.code != kOk) {
+      *abort = true;  // locked or torn: abort once every locked record is known
+      continue;
+    }
+    if (g.bytes != r.bytes || p + g.bytes > got) return fail(Status::kBadLength);
+    std::memcpy(r.image.data(), reply.data() + p, g.bytes);
+    p += g.bytes;
+    r.addr = RemoteAddr::from_raw(g.addr);
+    if (cache != nullptr) cache->fill(r.table, r.key, r.addr);
+    if (lock) {
+      r.locked = true;
+      r.locked_by_rpc = true;
+      r.locked_at_fetch = true;
+    }
+    if (TxnStatus st = accept(r); st != TxnStatus::kOk) *abort = true;
+  }
+  return TxnStatus::kOk;
 }
 
 }  // namespace lw::txn

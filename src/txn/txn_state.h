@@ -104,6 +104,17 @@ struct Txn::State {
 
   // Awaits a batch to `node` (through the SMART runtime when set).
   Task<Status> exec(Batch& b, NodeId node);
+  // The batches of one step, to one node each, and the records they carry
+  // (read_one_sided: two requests per record with a lock, one without).
+  struct Chunk {
+    NodeId node = 0;
+    Batch b;
+    RecIndexes recs;
+  };
+  std::vector<Chunk> chunks;
+  // Awaits `chunks`: all at once when `together` and they go to several
+  // nodes (one round trip, Worker::execute_all), else one after another.
+  Task<Status> exec_chunks(bool together);
   // Posts a batch unsignaled when the queue pair has room, else awaits it.
   Task<Status> post_or_exec(Batch& b, NodeId node);
   Task<Result<uint32_t>> call(NodeId node, uint32_t handler, std::span<const std::byte> req, std::span<std::byte> rep);
@@ -118,7 +129,18 @@ struct Txn::State {
   Task<TxnStatus> fetch_set(const RecIndexes& ix);
   Task<TxnStatus> lookup(RecIndexes& ix);
   Task<TxnStatus> read_one_sided(const RecIndexes& ix, bool lock);
+  // One node's share of read_rpc: its records, the round's slice of them
+  // (in[first, end)), and that round's call and reply.
+  struct RpcPart {
+    NodeId node = 0;
+    RecIndexes in;
+    size_t first = 0, end = 0;
+    RpcCall call;
+    std::vector<std::byte> reply;
+  };
+  std::vector<RpcPart> rpc_parts;
   Task<TxnStatus> read_rpc(const RecIndexes& ix, bool lock);
+  TxnStatus take_gets(RpcPart& part, bool lock, bool* abort);
   TxnStatus accept(Rec& r);
 
   // Validation and Commit (txn_commit.cpp).

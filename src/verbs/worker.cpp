@@ -134,6 +134,42 @@ Worker::RpcAwaiter Worker::call(NodeId node, HandlerId h, std::span<const std::b
   return a;
 }
 
+bool WorkerPort::rpc_all(RpcCall* const* calls, uint32_t k, std::coroutine_handle<>) {
+  for (uint32_t c = 0; c < k; ++c) {
+    calls[c]->status = Status::kUnsupported;
+    calls[c]->reply_bytes = 0;
+  }
+  return false;
+}
+
+Worker::RpcAllAwaiter Worker::call_all(std::span<RpcCall* const> calls) {
+  Status early = calls.empty() || calls.size() > kMaxCallsAwaited ? Status::kBadLength : Status::kOk;
+  for (size_t c = 0; c < calls.size() && early == Status::kOk; ++c) {
+    const RpcCall& call = *calls[c];
+    if (call.one_way || call.request.size() > kMaxRpcBytes || call.reply.size() > kMaxRpcBytes)
+      early = Status::kBadLength;
+    else if (call.handler >= kMaxRpcHandlers)
+      early = Status::kUnsupported;
+  }
+  if (early == Status::kOk) {
+    ++counters_.round_trips;
+    for (RpcCall* call : calls) {
+      call->status = Status::kOk;
+      call->reply_bytes = 0;
+      ++counters_.rpcs;
+      counters_.bytes_written += call->request.size();
+    }
+  }
+  return {port_, calls.data(), static_cast<uint32_t>(calls.size()), early};
+}
+
+Status Worker::RpcAllAwaiter::await_resume() const noexcept {
+  if (early != Status::kOk) return early;
+  for (uint32_t c = 0; c < k; ++c)
+    if (calls[c]->status != Status::kOk) return calls[c]->status;
+  return Status::kOk;
+}
+
 Status Worker::send(NodeId node, HandlerId h, std::span<const std::byte> request) {
   if (request.size() > kMaxRpcBytes) return Status::kBadLength;
   if (h >= kMaxRpcHandlers) return Status::kUnsupported;

@@ -53,7 +53,10 @@ TEST(ReproTxn, SmallRunConvertsToPerfResult) {
 // nodes x 2 threads x 1 coroutine is 16 warehouses (160 districts), two
 // coordinators per node over 40 local districts, so conflicts are rare. With
 // the workload built for one node (4 warehouses in all) the abort rate was
-// 0.29 over this window; now ~0.08 (long lock holds of a 75 us NewOrder).
+// 0.29 over this window (reads node by node); scaled, 0.08 then, and 0.16 since
+// a transaction's reads go to every node at once: it runs 15% faster, and an
+// aborted one re-reads sooner and meets the same commit's lock again (with a
+// 20 us retry back-off 0.084 against 0.057).
 TEST(ReproTxn, TpccPointScalesToItsNodes) {
   ReproPoint p = txn_point("drtmh", 1, "drtmh", "", "tpcc", 4, 2, 1);
   p.txn->run.warmup_ns = 100'000;
@@ -61,7 +64,7 @@ TEST(ReproTxn, TpccPointScalesToItsNodes) {
   const PerfResult r = run_txn_point(p);
   ASSERT_TRUE(r.ok()) << r.error;
   ASSERT_TRUE(r.counters.count(kTxnAbortRateCounter));
-  EXPECT_LT(r.counters.at(kTxnAbortRateCounter), 0.15);  // 0.29 over this window before
+  EXPECT_LT(r.counters.at(kTxnAbortRateCounter), 0.25);
   EXPECT_GT(r.mops, 0);
 }
 

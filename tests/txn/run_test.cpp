@@ -375,7 +375,7 @@ TEST(TxnBroken, NoWriteRecheckLosesMoney) {
   s.coroutines = 4;
   s.deposit = 0;
   s.think_ns = 10'000;  // T2 commits between T1's read and T1's lock
-  s.seed = 1;           // found by sweeping seeds 1..30 (most lose or make money)
+  s.seed = 2;  // found by sweeping seeds 1..30: all fail; 1 shows a backup behind first
   const TxnRunResult r = run(s);
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.error.find("total balance"), std::string::npos) << r.error;

@@ -6,7 +6,8 @@
 //   verbs_rpc_check --cluster FILE --shared NAME [--processes N] [--threads T]
 //                   [--coroutines C] [--ops K] [--qp-policy P]
 //
-// Per coroutine: K echo calls (reply must equal the request), K fetch_add
+// Per coroutine: K echo calls (reply must equal the request), K pairs of
+// echoes awaited together (call_all), K fetch_add
 // calls and K (+ a flood of) one-way fetch_adds on counters shared by all processes, K
 // chunk allocations from coroutine code (Backend::allocate and alloc_chunk
 // by Worker::call; chunks filled with a tag and checked after a barrier, so
@@ -160,6 +161,19 @@ int main(int argc, char** argv) {
       Result<uint32_t> r = co_await w.call(0, kEchoHandler, std::span(req.data(), len), rep);
       f.check(r.status == Status::kOk && r.value == len && std::memcmp(req.data(), rep.data(), len) == 0,
               "echo of " + std::to_string(len) + " bytes: " + str(r.status));
+      // Two echoes awaited together (Worker::call_all): each its own reply.
+      {
+        std::array<std::byte, 256> rep2{};
+        const uint32_t len2 = 1 + (len * 5) % 256;
+        RpcCall a1{.node = 0, .handler = kEchoHandler, .request = std::span(req.data(), len), .reply = rep};
+        RpcCall a2{.node = 0, .handler = kEchoHandler, .request = std::span(req.data(), len2), .reply = rep2};
+        rep.fill(std::byte{0});
+        RpcCall* both[] = {&a1, &a2};
+        const Status s = co_await w.call_all(both);
+        f.check(s == Status::kOk && a1.reply_bytes == len && a2.reply_bytes == len2 &&
+                    std::memcmp(req.data(), rep.data(), len) == 0 && std::memcmp(req.data(), rep2.data(), len2) == 0,
+                "call_all of two echoes: " + str(s));
+      }
       // Counter by RPC, and a one-way increment of another.
       const uint64_t fa_req[2] = {counter.offset(), 1};
       uint64_t old = 0;

@@ -101,10 +101,11 @@ class Context {
   // returns them at completion (line 13); completions drive the epoch update
   // of C_max over candidate_credits (lines 14-24).
   Task<Status> execute(Batch& batch);
-  // Worker::execute_all under the throttle: the batches' requests take their
-  // credits together, as one batch of their total size would (taking them
-  // batch by batch while holding the earlier ones could deadlock coroutines
-  // that each hold a part), and return them when all have completed.
+  // Worker::execute_all under the throttle, in rounds: the first batch left
+  // waits for its credits as execute() does, the batches after it join the
+  // round while credits are free, and a round's credits return when it has
+  // completed. Nobody waits holding credits, so coroutines that each hold a
+  // part of C_max cannot deadlock.
   Task<Status> execute_all(std::span<Batch* const> batches);
   Task<Status> read(void* dst, RemoteAddr src, uint32_t len);
   Task<Status> write(RemoteAddr dst, const void* src, uint32_t len);

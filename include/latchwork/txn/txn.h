@@ -13,8 +13,9 @@
 //   co_return co_await txn.commit();
 //
 // fetch() issues every read declared since the last fetch: all at once with
-// DesignConfig::speculative_reads (outstanding requests, §6.1), else one by
-// one. A record locked by another committer, or torn in a way that a retry
+// DesignConfig::speculative_reads (outstanding requests, §6.1: the READs to
+// every node in one Worker::execute_all, the GET RPCs in one
+// Worker::call_all; reads that take locks go node by node), else one by one. A record locked by another committer, or torn in a way that a retry
 // within kMaxRecordRetries does not fix, aborts the attempt. The caller
 // retries an aborted transaction with the same inputs (TxnRunner does).
 #pragma once

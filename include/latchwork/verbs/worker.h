@@ -128,6 +128,11 @@ class WorkerPort {
     call->status = Status::kUnsupported;
     return false;
   }
+  // Sends `k` calls with replies (each to one memory node) before awaiting
+  // any, and resumes the waiter once every reply is in; returns false if
+  // none was sent (their statuses say why). Worker::call_all checked them.
+  // Backends without it complete every call with kUnsupported.
+  virtual bool rpc_all(RpcCall* const* calls, uint32_t k, std::coroutine_handle<> waiter);
   // Waiting lists (the runtime's credits and coroutine slots): park()
   // suspends this coroutine at `h` until another coroutine of the same
   // thread calls unpark() on this port, which schedules it to resume once the
@@ -248,6 +253,15 @@ class Worker {
     bool await_suspend(std::coroutine_handle<> h) { return port->rpc(&call, h); }
     Result<uint32_t> await_resume() const noexcept { return {call.status, call.reply_bytes}; }
   };
+  struct [[nodiscard]] RpcAllAwaiter {
+    WorkerPort* port;
+    RpcCall* const* calls;
+    uint32_t k;
+    Status early;  // set when a call is rejected before sending
+    bool await_ready() const noexcept { return early != Status::kOk; }
+    bool await_suspend(std::coroutine_handle<> h) { return port->rpc_all(calls, k, h); }
+    Status await_resume() const noexcept;
+  };
   struct [[nodiscard]] CpuAwaiter {
     WorkerPort* port;
     CpuAccess op;
@@ -303,6 +317,15 @@ class Worker {
   // kBadLength before sending; an unknown handler fails with kUnsupported.
   RpcAwaiter call(NodeId node, HandlerId h, std::span<const std::byte> request,
                   std::span<std::byte> reply);
+  // Sends every call (node, handler, request and reply filled in; not
+  // one-way) before awaiting any, and resumes when all replies are in: one
+  // round trip where call() one after another makes k (FaSST's and DrTM+H's
+  // requests to several machines at once). The calls must outlive the await;
+  // each gets its status and reply_bytes. At most kMaxCallsAwaited; a request
+  // or reply over kMaxRpcBytes, an unknown handler or a one-way call fails the
+  // whole await untouched. The result is the first error, in call order.
+  static constexpr uint32_t kMaxCallsAwaited = 64;
+  RpcAllAwaiter call_all(std::span<RpcCall* const> calls);
   // A one-way message to handler `h`: copied at post, acknowledged passively,
   // nothing to await; its reply (if any) is dropped.
   Status send(NodeId node, HandlerId h, std::span<const std::byte> request);
