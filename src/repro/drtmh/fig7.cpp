@@ -36,7 +36,9 @@ ReproFigure drtmh_fig7() {
   f.notes =
       "Scaled: 16 nodes x 2 threads (paper 24) x coroutines; TPC-C 4 warehouses per node (paper 24), "
       "SmallBank 20,000 accounts per node (paper 100,000 per thread); 100 + 500 us of virtual time per "
-      "point. Other phases as DrTM+H (V=one, L=one, C=one, passive ACK). E=one+cache: one-sided READs with "
+      "point, times coroutines / 4 from 8 coroutines on (several transactions per coordinator); reads to "
+      "several nodes go out together (READs by execute_all, GET RPCs by call_all). Other phases as "
+      "DrTM+H (V=one, L=one, C=one, passive ACK). E=one+cache: one-sided READs with "
       "the location cache, which starts warm (every loaded record's address: the paper's ideal case "
       "always hits) and is filled on a miss (a record inserted in the run) by the bucket READ. RPCs are "
       "served by the nodes' own worker threads between their transactions' steps (rpc.servers workers: "

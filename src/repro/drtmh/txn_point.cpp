@@ -102,8 +102,12 @@ ReproPoint txn_point(std::string series, double x, const std::string& design, co
   t.workload = workload;
   t.design = design;
   t.phases = phase_flags;
-  t.run.warmup_ns = kTxnWarmupNs;
-  t.run.measure_ns = kTxnMeasureNs;
+  // A coordinator's transaction takes about `coroutines` times longer once
+  // its thread is saturated (TPC-C at 16: p50 0.4-0.9 ms): the window grows
+  // with it, so that it holds several transactions per coordinator.
+  const Nanos scale = std::max<Nanos>(1, coroutines / 4);
+  t.run.warmup_ns = kTxnWarmupNs * scale;
+  t.run.measure_ns = kTxnMeasureNs * scale;
   t.nodes = nodes;
   t.threads = threads;
   t.coroutines = coroutines;
