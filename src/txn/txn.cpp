@@ -64,7 +64,7 @@ Task<Status> Txn::State::exec_chunks(bool together) {
       if (Status s = co_await exec(c.b, c.node); !ok(s)) co_return s;
     co_return Status::kOk;
   }
-  // Every node's batches out together, awaited once (DrTM+H §3.2's
+  // Every node's batches out together, awaited once (DrTM+H §6.1's
   // outstanding requests across machines).
   std::array<Batch*, Worker::kMaxBatchesAwaited> all;
   LW_CHECK(chunks.size() <= all.size());
@@ -237,9 +237,9 @@ Task<TxnStatus> Txn::State::fetch_pending() {
 // Issues the reads of `ix` together: bucket READs of cache misses per node,
 // then one batch of record READs per node (CAS+READ where the write set is
 // locked at execution), then one RPC per node for the two-sided ones.
-// One-sided batches to different nodes go out together and are awaited once
+// Batches to different nodes go out together and are awaited once
 // (exec_chunks: doorbell batching within a node, outstanding requests across
-// nodes); the RPCs go one node after another.
+// nodes), and so do the RPCs (read_rpc); reads that lock go node by node.
 Task<TxnStatus> Txn::State::fetch_set(const RecIndexes& ix) {
   const Primitive prim = read_only ? d.phases.ro_read : d.phases.execute;
   RecIndexes one_lock, one_plain, misses, rpc_lock, rpc_plain;
