@@ -210,23 +210,13 @@ bool Coroutine::rpc(RpcCall* call, std::coroutine_handle<> waiter) {
 }
 
 bool Coroutine::rpc_all(RpcCall* const* calls, uint32_t k, std::coroutine_handle<> waiter) {
-  cpu_streak = 0;
-  LW_CHECK(awaiting == 0);
-  resume_point = waiter;
-  // A guard, as in submit_all: sending may wait for a credit and poll,
-  // delivering earlier calls' replies; they must not resume the coroutine
-  // while it still sends.
-  awaiting = 1;
-  for (uint32_t i = 0; i < k; ++i) {
+  // A sent call is completed once, by its reply or by fail_rpcs.
+  return await_all(k, waiter, [&](uint32_t i) {
     LW_CHECK_MSG(!calls[i]->one_way, "call_all awaits replies");
     calls[i]->reply_bytes = 0;
-    ++awaiting;
-    const Status s = engine->post_rpc(calls[i], this, nullptr);
-    calls[i]->status = s;
-    if (s != Status::kOk) --awaiting;
-  }
-  engine->submission_done(this);  // drops the guard: ready now if all are done
-  return true;
+    calls[i]->status = engine->post_rpc(calls[i], this, nullptr);
+    return calls[i]->status == Status::kOk;
+  });
 }
 
 }  // namespace lw::rdma

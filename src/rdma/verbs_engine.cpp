@@ -487,20 +487,11 @@ bool Coroutine::submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> wai
 }
 
 bool Coroutine::submit_all(Batch* const* batches, uint32_t k, std::coroutine_handle<> waiter) {
-  cpu_streak = 0;
-  LW_CHECK(awaiting == 0);
-  resume_point = waiter;
-  // A guard: posting a batch may wait for room and poll, completing earlier
-  // batches; they must not resume the coroutine while it still posts. post()
-  // is true exactly when the batch's signaled (waiter) request went out, to
-  // be completed once, by its completion or by fail_queue.
-  awaiting = 1;
-  for (uint32_t b = 0; b < k; ++b) {
-    ++awaiting;
-    if (!engine->post(batches[b]->data(), batches[b]->size(), this, false)) --awaiting;
-  }
-  engine->submission_done(this);  // drops the guard: ready now if all are done
-  return true;
+  // post() is true exactly when the batch's signaled (waiter) request went
+  // out, to be completed once, by its completion or by fail_queue.
+  return await_all(k, waiter, [&](uint32_t b) {
+    return engine->post(batches[b]->data(), batches[b]->size(), this, false);
+  });
 }
 
 void Coroutine::unpark() {

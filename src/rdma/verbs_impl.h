@@ -63,6 +63,12 @@ struct Coroutine final : WorkerPort {
   bool rpc_all(RpcCall* const* calls, uint32_t k, std::coroutine_handle<> waiter) override;
   void park(std::coroutine_handle<> h) override { resume_point = h; }
   void unpark() override;
+  // submit_all and rpc_all: `post(i)` sends the i-th of k, true if its
+  // completion (or reply) will count `awaiting` down once. A guard holds
+  // while it posts: posting may wait for room or credit and poll, completing
+  // earlier ones; they must not resume the coroutine while it still posts.
+  template <typename Post>
+  bool await_all(uint32_t k, std::coroutine_handle<> waiter, Post post);
   void charge_cpu(Nanos) override {}  // real CPU time passes by itself
   Nanos now() const override;
 
@@ -212,6 +218,20 @@ class Engine {
   uint64_t last_deadline_check_ms_ = 0;
   bool engine_fence_ = false;  // fence in the engine, not IBV_SEND_FENCE (VerbsConfig::fence)
 };
+
+template <typename Post>
+bool Coroutine::await_all(uint32_t k, std::coroutine_handle<> waiter, Post post) {
+  cpu_streak = 0;
+  LW_CHECK(awaiting == 0);
+  resume_point = waiter;
+  awaiting = 1;
+  for (uint32_t i = 0; i < k; ++i) {
+    ++awaiting;
+    if (!post(i)) --awaiting;
+  }
+  engine->submission_done(this);  // drops the guard: ready now if all are done
+  return true;
+}
 
 }  // namespace rdma
 
