@@ -239,6 +239,7 @@ void Machine::apply_rpc(const Step& s) {
   r.add((uint64_t{static_cast<uint8_t>(c.status)} << 32) | c.reply_bytes);
   r.add(hash_bytes(reply.data(), c.reply_bytes));
   record(w, r);
+  if (log_) note(w.index, "resumes");
   run_worker(w);
   resume_ready();
 }
