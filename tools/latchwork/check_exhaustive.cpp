@@ -156,6 +156,11 @@ int run_exhaustive_workloads(const std::string& scheme, const check::BuiltinOpti
                   correct ? "correct" : "negative-control", verdict, static_cast<unsigned long long>(r.states),
                   static_cast<unsigned long long>(r.transitions),
                   static_cast<unsigned long long>(r.terminal_states), r.wall_seconds, r.verdict_line().c_str());
+      // Say which way a row failed the rule the exit code applies.
+      if (!as_expected)
+        std::printf("    NOT AS EXPECTED: %s\n", correct ? "a correct scheme must be proved within scope"
+                                                       : "a negative control must be violated within scope "
+                                                         "(its bug may need a larger scope)");
       for (const std::string& l : r.last.trace) std::printf("    %s\n", l.c_str());
     }
     std::fflush(stdout);
