@@ -181,8 +181,8 @@ WorkloadExploreOptions builtin_explore_options(const BuiltinOptions& b, const Cl
   if (b.structure == "sherman") {
     // HOCL's local lock table and the index cache are per compute node and
     // outside remote memory (not state): one worker per compute node keeps
-    // them a function of that worker's results. One operation each: fg+'s
-    // whole-node write-backs make 2 x 2 too large for a default.
+    // them a function of that worker's results. One operation each: fg+
+    // takes about a minute even so.
     x.shape.compute_nodes = 2;
     x.shape.threads_per_node = 1;
     x.shape.ops_per_worker = 1;

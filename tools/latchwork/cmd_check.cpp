@@ -69,7 +69,7 @@ int cmd_check(int argc, const char* const* argv) {
                  "--exhaustive on tuples, btree, hash or sherman explores the workload instead: every "
                  "interleaving and every choice the --semantics allow (RPC allocations served by the memory "
                  "node's handler in one step), at 2 workers (one node, two threads) x 2 --ops (sherman: 2 compute "
-                 "nodes x 1 thread x 1 --ops, as its per-node lock table is not state and fg+ is large at 2 x 2), "
+                 "nodes x 1 thread x 1 --ops, as its per-node lock table is not state and fg+ takes a minute even so), "
                  "for --seeds program seeds (default 4) from --seed (each fixes the workers' random "
                  "choices), and prints per scheme \"proved within scope\" with the state count or a violation "
                  "with its shortest trace (tuples: --keys 1 and --tuple-bytes 192 unless given; hash 4 keys, "
