@@ -178,6 +178,15 @@ WorkloadExploreOptions builtin_explore_options(const BuiltinOptions& b, const Cl
   x.cluster = builtin_check_options(b, base).cluster;
   x.shape = {.compute_nodes = 1, .threads_per_node = 2, .coroutines_per_thread = 1, .memory_node_threads = 0,
              .ops_per_worker = 2};
+  if (b.structure == "sherman") {
+    // HOCL's local lock table and the index cache are per compute node and
+    // outside remote memory (not state): one worker per compute node keeps
+    // them a function of that worker's results. One operation each: fg+
+    // takes about a minute even so.
+    x.shape.compute_nodes = 2;
+    x.shape.threads_per_node = 1;
+    x.shape.ops_per_worker = 1;
+  }
   x.seeds = 4;
   return x;
 }

@@ -65,6 +65,10 @@ std::vector<std::string> Machine::waits() const {
       case XWorker::Wait::kParked: s += "is parked and nobody unparks it"; break;
       case XWorker::Wait::kUnparked: s += "was unparked and waits to resume"; break;
       case XWorker::Wait::kCpu: s += "waits on a CPU access to " + w->cpu->addr.to_string(); break;
+      case XWorker::Wait::kRpc:
+        s += "waits on RPC " + handlers_[w->call->handler].name + " to memory node " + std::to_string(w->call->node) +
+             " (not yet served)";
+        break;
       case XWorker::Wait::kOps: {
         s += "waits on";
         for (const auto& q : qps_)

@@ -13,6 +13,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,8 @@ enum class StepKind : uint8_t {
   kAtomicWriteBack, // a split NIC atomic writes back
   kCpu,             // a memory-node thread's CPU access (target: worker)
   kWake,            // a sleeping or unparked coroutine resumes (target: worker)
+  kRpcServe,        // a memory node runs an awaited call's handler; the caller resumes (target: worker)
+  kRpcMessage,      // a memory node runs a one-way message's handler (target: message slot)
 };
 // One step: what it does and to which request (op slot) or worker.
 struct Step {
@@ -87,14 +90,27 @@ struct XOp {
 
 class Machine;
 
+// An RPC not yet served: a one-way message (its request copied at post), or
+// an awaited call, whose request the suspended caller keeps alive.
+struct XMessage {
+  NodeId node = 0;
+  HandlerId handler = 0;
+  uint32_t worker = 0;
+  uint32_t qp = 0;     // the sender's queue pair to `node`: its SENDs arrive in order
+  uint64_t seq = 0;    // its place among the execution's RPC posts
+  std::vector<std::byte> request;
+  H128 stat;           // what was posted
+};
+
 // The WorkerPort of one coroutine.
 struct XWorker final : WorkerPort {
-  enum class Wait : uint8_t { kRunning, kOps, kSleep, kParked, kUnparked, kCpu, kDone };
+  enum class Wait : uint8_t { kRunning, kOps, kSleep, kParked, kUnparked, kCpu, kDone, kRpc };
 
   bool submit(WorkRequest* wrs, uint32_t n, std::coroutine_handle<> waiter) override;
   bool sleep(Nanos ns, std::coroutine_handle<> waiter) override;
   bool cpu_access(CpuAccess* op, std::coroutine_handle<> waiter) override;
   void charge_cpu(Nanos) override {}
+  bool rpc(RpcCall* call, std::coroutine_handle<> waiter) override;  // explore_rpc.cpp
   Nanos now() const override;
   void park(std::coroutine_handle<> h) override;
   void unpark() override;
@@ -108,6 +124,9 @@ struct XWorker final : WorkerPort {
   std::coroutine_handle<> resume;
   Wait wait = Wait::kDone;
   CpuAccess* cpu = nullptr;
+  RpcCall* call = nullptr;        // Wait::kRpc: the call awaiting its handler
+  H128 call_stat;                 // what that call posted
+  uint64_t call_seq = 0;          // its place among the execution's RPC posts
   bool completed_inline = false;  // its submission completed while it ran
   H128 pending;                   // results of the awaited submission so far
   // The hash chain of results received, and its history for spin reduction:
@@ -132,6 +151,8 @@ class Machine final : public Backend {
   void host_read(RemoteAddr src, void* dst, uint64_t bytes) override;
   void spawn(Placement, WorkerMain) override;
   RunStats run() override;
+  // Handlers: the built-ins, then the set-up's (registered again on every replay).
+  lw::Result<HandlerId> register_handler(const RpcHandler& h) override;
 
   // --- the search's interface ---
   // A fresh execution: memory cleared, set-up run, every worker started and
@@ -153,6 +174,7 @@ class Machine final : public Backend {
 
  private:
   friend struct XWorker;
+  friend class XRpcServer;
   struct Node {
     std::unique_ptr<NodeMemory> mem;
     uint64_t host_next = NodeMemory::kReservedBytes, device_next = 0;
@@ -190,6 +212,22 @@ class Machine final : public Backend {
   std::string op_text(const XOp& op) const;
   void note(uint32_t worker, const std::string& what);
 
+  // RPC (explore_rpc.cpp): a handler runs atomically in one step on its
+  // node's memory, its stores following the CPU store rules.
+  void reset_handlers();  // the built-ins only, before a set-up
+  bool post_rpc(XWorker& w, RpcCall* call, std::coroutine_handle<> waiter);
+  // Calls and messages on queue pair `qp` posted before `seq` not yet served.
+  uint32_t rpc_ahead(uint32_t qp, uint64_t seq) const;
+  // Whether a handler may run now: a dry run on a copy-on-write view finds
+  // none of its stores blocked by an open NIC atomic (atomic_loses_cpu off).
+  bool rpc_enabled(NodeId node, HandlerId h, std::span<const std::byte> request);
+  // Runs the handler for real; returns the call's status, sets its reply length.
+  Status serve_rpc(NodeId node, HandlerId h, std::span<const std::byte> request, std::span<std::byte> reply,
+                   uint32_t* reply_bytes, uint32_t worker);
+  void rpc_steps(std::vector<Step>* out);
+  void apply_rpc(const Step& s);
+  void hash_rpc(H128* h) const;
+
   const Spec& spec_;
   const Semantics& sem_;
   ClusterConfig cfg_;
@@ -201,6 +239,9 @@ class Machine final : public Backend {
   std::vector<std::unique_ptr<XWorker>> workers_;
   std::vector<uint32_t> to_resume_;
   std::vector<Window> windows_;
+  std::vector<RpcHandler> handlers_;
+  std::vector<XMessage> messages_;  // one-way messages not yet served, in posting order
+  uint64_t rpc_seq_ = 0;            // RPC posts this execution (orders a QP's SENDs)
   uint64_t steps_ = 0;
   uint64_t clock_ = 0;  // Spec::logical_clock's ticks this execution
   int running_ = -1;  // the worker whose code runs now, or -1

@@ -138,6 +138,7 @@ Capabilities Machine::capabilities() const {
   c.device_memory = spec_.device_bytes > 0;
   c.deterministic = true;
   c.failed_cas_writes_back = sem_.failed_cas_writes_back;
+  c.rpc = true;
   return c;
 }
 
@@ -243,6 +244,9 @@ void Machine::reset() {
   for (auto& q : qps_) q.clear();
   windows_.clear();
   to_resume_.clear();
+  messages_.clear();
+  rpc_seq_ = 0;
+  reset_handlers();
   steps_ = 0;
   clock_ = 0;
   failure_.clear();
@@ -258,6 +262,7 @@ void Machine::reset() {
     w->chain_before.clear();
     w->rng_before.clear();
     w->cpu = nullptr;
+    w->call = nullptr;
     w->completed_inline = false;
     w->task = spec_.program(*w->worker, w->index);
     LW_CHECK_MSG(w->task.valid(), "Spec::program returned an empty Task");
@@ -447,6 +452,7 @@ void Machine::enabled(std::vector<Step>* out) {
         out->push_back({StepKind::kCpu, 0, w->index});
     }
   }
+  rpc_steps(out);
 }
 
 void Machine::finish_effects(XOp& op) {
@@ -526,6 +532,10 @@ void Machine::resume_ready() {
 
 void Machine::apply(const Step& s) {
   ++steps_;
+  if (s.kind == StepKind::kRpcServe || s.kind == StepKind::kRpcMessage) {
+    apply_rpc(s);
+    return;
+  }
   if (s.kind == StepKind::kWake || s.kind == StepKind::kCpu) {
     XWorker& w = *workers_[s.target];
     H128 r;
@@ -695,6 +705,7 @@ H128 Machine::state_hash() const {
       for (uint64_t v : {uint64_t{static_cast<uint8_t>(w->cpu->kind)}, w->cpu->addr.raw(), w->cpu->a, w->cpu->b})
         h.add(v);
   }
+  hash_rpc(&h);
   if (spec_.logical_clock) h.add(clock_);
   if (!failure_.empty()) h.add(0xfa11ull);  // never merged with a state that did not fail
   if (spec_.ghost_hash) h.add(spec_.ghost_hash());

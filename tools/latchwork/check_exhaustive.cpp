@@ -97,9 +97,16 @@ int run_exhaustive_locks(const std::string& scheme, const check::LockExploreOpti
 int run_exhaustive_workloads(const std::string& scheme, const check::BuiltinOptions& base,
                              const ClusterConfig& cluster, const check::WorkloadExploreOptions& scope, bool json) {
   int code = kExitOk;
-  if (!json)
+  if (!json) {
+    const check::Shape& sh = scope.shape;
+    std::printf("scope: %u compute node(s) x %u thread(s) x %u coroutine(s), %u operation(s) per worker, "
+                "program seeds %llu..%llu\n",
+                sh.compute_nodes, sh.threads_per_node, sh.coroutines_per_thread, sh.ops_per_worker,
+                static_cast<unsigned long long>(scope.first_seed),
+                static_cast<unsigned long long>(scope.first_seed + scope.seeds - 1));
     std::printf("%-26s %-16s %-10s %12s %12s %10s %8s  %s\n", "scheme", "kind", "verdict", "states", "transitions",
                 "final", "seconds", "result");
+  }
   for (const check::BuiltinInfo& info : check::builtins()) {
     if (info.structure != base.structure || (scheme != "all" && scheme != info.scheme)) continue;
     check::BuiltinOptions b = base;
@@ -149,6 +156,11 @@ int run_exhaustive_workloads(const std::string& scheme, const check::BuiltinOpti
                   correct ? "correct" : "negative-control", verdict, static_cast<unsigned long long>(r.states),
                   static_cast<unsigned long long>(r.transitions),
                   static_cast<unsigned long long>(r.terminal_states), r.wall_seconds, r.verdict_line().c_str());
+      // Say which way a row failed the rule the exit code applies.
+      if (!as_expected)
+        std::printf("    NOT AS EXPECTED: %s\n", correct ? "a correct scheme must be proved within scope"
+                                                       : "a negative control must be violated within scope "
+                                                         "(its bug may need a larger scope)");
       for (const std::string& l : r.last.trace) std::printf("    %s\n", l.c_str());
     }
     std::fflush(stdout);

@@ -107,8 +107,11 @@ WorkloadFactory builtin_workload(const BuiltinOptions& b);
 // Exhaustive exploration of a built-in (explore_workload.h) at its small
 // scope: the cluster of builtin_check_options, 2 compute workers (one node,
 // two threads) x 2 operations, program seeds 1..4 (`latchwork check
-// --exhaustive`). Set shape and seeds after for another scope. Locks have
-// their own explorer (explore_locks.h).
+// --exhaustive`); Sherman's tree: 2 compute nodes x 1 thread x 1 operation
+// (its per-compute-node lock table and cache are not state). Set shape and
+// seeds after for another scope. Locks have their own explorer
+// (explore_locks.h). Hash tables and Sherman allocate blocks by RPC, which
+// the explorer serves with the node's handler.
 WorkloadExploreOptions builtin_explore_options(const BuiltinOptions& b, const ClusterConfig& base);
 
 }  // namespace lw::check

@@ -31,7 +31,14 @@
 // earliest it could), and runs until its next await; its code between awaits
 // is one atomic block. now() counts the steps so far (or, with
 // Spec::logical_clock, ticks per call as a result); charge_cpu is ignored;
-// rpc completes with kUnsupported; queue depth is not limited.
+// queue depth is not limited.
+//   - RPC (Worker::call, send): the node's handler (the built-ins and those
+//     the set-up registers) runs atomically in one step, on the explored
+//     memory; an awaited call's caller resumes in that step. Calls and
+//     one-way messages of one queue pair are served in posting order,
+//     independently of its verbs. Handler stores follow the CPU store rules
+//     (atomic_loses_cpu), and allocation moves the node's allocation
+//     pointer, which is part of the state.
 //
 // Search: depth-first over the choices, replaying the program from the start
 // to reach each state (coroutines cannot be copied). A state is identified by

@@ -66,6 +66,14 @@ bool past_wrap_bound(Op& op, Nanos t0, bool locked) {
          op.w().now() - t0 > c.version_wrap_ns;
 }
 
+// The clock before a READ, read only where past_wrap_bound will compare it:
+// a clock read is an event under exhaustive exploration (a logical clock), so
+// reading it on every retry would make identical re-reads different states.
+Nanos wrap_clock(Op& op, bool locked) {
+  const TreeConfig& c = op.s.cfg;
+  return !locked && c.scheme == Scheme::kTwoLevel && c.wrap_rule == WrapRule::kBounded ? op.w().now() : 0;
+}
+
 // READs the node at `addr`, checked. An image that fails its check is
 // re-read (torn_reads); so is a READ past the wrap bound (past_wrap_bound).
 Task<Status> read_node(Op& op, RemoteAddr addr, bool locked, Node* n, std::vector<std::byte>* img) {
@@ -73,7 +81,7 @@ Task<Status> read_node(Op& op, RemoteAddr addr, bool locked, Node* n, std::vecto
   LW_CHECK_MSG(!addr.is_null(), "a null node address");
   img->resize(s.cfg.node_bytes);
   for (;;) {
-    const Nanos t0 = op.w().now();
+    const Nanos t0 = wrap_clock(op, locked);
     if (Status st = co_await op.ctx.read(img->data(), addr, s.cfg.node_bytes); !ok(st)) co_return st;
     const bool distrusted = past_wrap_bound(op, t0, locked);
     charge_node_check(op);
@@ -714,7 +722,7 @@ Task<Result<uint32_t>> do_range(Op& op, uint64_t from, uint64_t to, std::vector<
     if (batches.empty()) break;
     group.clear();
     for (Batch& b : batches) group.push_back(&b);
-    const Nanos t0 = op.w().now();
+    const Nanos t0 = wrap_clock(op, /*locked=*/false);
     if (Status st = co_await op.ctx.execute_all(group); !ok(st)) co_return Result<uint32_t>{st, appended};
     if (past_wrap_bound(op, t0, /*locked=*/false)) {
       // Past the wrap-around bound: these images are not trusted.
