@@ -253,7 +253,7 @@ struct SimBackend::Impl {
   bool rpc_post(sim::Coroutine* c, RpcCall* call, std::coroutine_handle<> waiter);
   bool rpc_post_all(sim::Coroutine* c, RpcCall* const* calls, uint32_t k, std::coroutine_handle<> waiter);
   bool rpc_send(sim::Coroutine* c, RpcCall* call);
-  sim::RpcMsg* other_pending_rpc(const sim::Coroutine* c, const sim::RpcMsg* done) const;
+  const sim::RpcMsg* awaited_rpc(const sim::Coroutine& c) const;
   void on_rpc_arrive(sim::RpcMsg* m);
   void on_rpc_serve(sim::RpcMsg* m);
   void on_rpc_done(sim::RpcMsg* m);
@@ -430,8 +430,7 @@ struct Coroutine final : WorkerPort {
   // waiting load read one line less, but every verb's resume read the
   // fields after it a line further: perf cas 5-7% slower (paired).
   CpuWaiter wait;
-  RpcMsg* pending_rpc = nullptr;  // a call it awaits (blocked() reports it)
-  uint32_t rpcs_awaited = 0;      // calls whose reply it still awaits
+  uint32_t rpcs_awaited = 0;  // calls whose reply it still awaits (awaited_rpc names one)
   uint32_t awaiting = 0;          // submissions whose completion it still awaits
   bool finished = false;
   bool crashed = false;           // stopped by crash injection (finished too)

@@ -165,7 +165,6 @@ bool SimBackend::Impl::rpc_send(Coroutine* c, RpcCall* call) {
     return true;
   }
   ++rpc.calls;
-  c->pending_rpc = m;
   return true;
 }
 
@@ -303,17 +302,18 @@ void SimBackend::Impl::on_rpc_reply(RpcMsg* m) {
   if (m->reply_bytes != 0) std::memcpy(call.reply.data(), m->reply.data(), m->reply_bytes);
   trace.mix((uint64_t{m->reply_bytes} << 8) | static_cast<uint64_t>(m->status));
   --c->rpcs_awaited;
-  if (c->pending_rpc == m) c->pending_rpc = c->rpcs_awaited == 0 ? nullptr : other_pending_rpc(c, m);
   rpc_free(m);
   if (c->crashed) return;  // the caller's node died: nobody takes the reply
   if (c->rpcs_awaited == 0) make_ready(c, c->resume_point);
 }
 
-// Another call `c` still awaits (call_all), for blocked() to report.
-RpcMsg* SimBackend::Impl::other_pending_rpc(const Coroutine* c, const RpcMsg* done) const {
-  // Bounded by the messages ever allocated.
+// A call `c` awaits, for blocked() to report: a scan, since only a stall
+// report asks.
+const RpcMsg* SimBackend::Impl::awaited_rpc(const Coroutine& c) const {
+  if (c.rpcs_awaited == 0) return nullptr;
+  // Bounded by the messages ever allocated; a freed one has no caller.
   for (const std::unique_ptr<RpcMsg>& m : rpc.store)
-    if (m.get() != done && m->caller == c && m->call != nullptr) return m.get();
+    if (m->caller == &c && m->call != nullptr) return m.get();
   LW_CHECK_MSG(false, "a coroutine awaits a reply that no message carries");
   return nullptr;
 }

@@ -132,8 +132,7 @@ std::vector<InFlight> drain(sim::EventQueue& events, std::vector<Event>* wakes) 
 
 // "awaits RPC 'echo' (handler 1) to memory node 0 with 8 B, posted at 100 ns:
 // queued for a polling core since 900 ns"
-std::string rpc_waiting_on(const sim::Coroutine& c) {
-  const sim::RpcMsg& m = *c.pending_rpc;
+std::string rpc_waiting_on(const sim::Coroutine& c, const sim::RpcMsg& m) {
   std::ostringstream os;
   os << "awaits RPC '" << c.sim->rpc.handlers[m.handler].name << "' (handler " << m.handler
      << ") to memory node " << m.route.memory_node << " with " << m.request.size() << " B, posted at "
@@ -181,8 +180,8 @@ std::string waiting_on(const sim::Coroutine& c, const Pending& p) {
       awaited += ", due to complete at " + std::to_string(f->completes) + " ns";
   }
   std::string s;
-  if (c.pending_rpc != nullptr) {
-    s = rpc_waiting_on(c);
+  if (const sim::RpcMsg* m = c.sim->awaited_rpc(c)) {
+    s = rpc_waiting_on(c, *m);
   } else if (n_awaited > 0) {
     s = "awaits " + awaited;
     if (n_awaited > kListed) s += "; and " + std::to_string(n_awaited - kListed) + " more";
