@@ -3,6 +3,7 @@
 #include "repro/repro_rpc.h"
 #include "repro/repro_txn.h"
 #include "repro/repro_session.h"
+#include "repro/paper_scale.h"
 
 #include <algorithm>
 #include <atomic>
@@ -253,7 +254,22 @@ ReproFigure sherman_fig15();
 ReproFigure sherman_fig16();
 ReproFigure smart_fig12();
 
-const std::vector<ReproFigure>& repro_figures() {
+const char* to_string(ReproScale s) { return s == ReproScale::kPaper ? "paper" : "default"; }
+
+const std::vector<std::string>& repro_scale_names() {
+  static const std::vector<std::string> names = {"default", "paper"};
+  return names;
+}
+
+bool parse_repro_scale(const std::string& name, ReproScale* out) {
+  if (name == "default") *out = ReproScale::kDefault;
+  else if (name == "paper") *out = ReproScale::kPaper;
+  else return false;
+  return true;
+}
+
+namespace {
+const std::vector<ReproFigure>& default_figures() {
   static const std::vector<ReproFigure> figures = {
       jasny_fig4(),
       jasny_fig5("jasny-fig5", "cx5-100g", 4),
@@ -310,9 +326,20 @@ const std::vector<ReproFigure>& repro_figures() {
   };
   return figures;
 }
+}  // namespace
 
-const ReproFigure* find_repro(const std::string& name) {
-  for (const auto& f : repro_figures())
+const std::vector<ReproFigure>& repro_figures(ReproScale scale) {
+  if (scale == ReproScale::kDefault) return default_figures();
+  static const std::vector<ReproFigure> paper = [] {
+    std::vector<ReproFigure> v;
+    for (const ReproFigure& f : default_figures()) v.push_back(at_paper_scale(f));
+    return v;
+  }();
+  return paper;
+}
+
+const ReproFigure* find_repro(const std::string& name, ReproScale scale) {
+  for (const auto& f : repro_figures(scale))
     if (f.name == name) return &f;
   return nullptr;
 }
@@ -534,7 +561,7 @@ std::string ReproResult::to_json() const {
                      {"over_peak", c.paper.over_peak},
                      {"fitted", c.paper.fitted},
                      {"source", c.paper.source}});
-  json j = {{"name", figure->name}, {"title", figure->title},   {"x_label", figure->x_label},
+  json j = {{"name", figure->name}, {"scale", to_string(figure->scale)}, {"title", figure->title},   {"x_label", figure->x_label},
             {"y_label", repro_y_label(*figure)}, {"log_x", figure->log_x}, {"notes", figure->notes},
             {"series", series},     {"panels", panels},         {"paper", paper},           {"wall_seconds", wall_seconds},
             {"simulated_verbs", verbs}, {"panel_y_labels", figure->panel_y_labels},

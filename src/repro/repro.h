@@ -137,8 +137,18 @@ struct PaperValue {
 enum class ReproChart { kLines, kBars, kCdf };
 const char* to_string(ReproChart c);
 
+// How large a figure's set-up is. kDefault: scaled down so that `repro all`
+// runs in minutes (each figure's notes say how). kPaper: the papers' key
+// counts, policy clocks and run lengths where this machine allows
+// (paper_scale.h says what changes, figure by figure).
+enum class ReproScale { kDefault, kPaper };
+const char* to_string(ReproScale s);
+const std::vector<std::string>& repro_scale_names();
+bool parse_repro_scale(const std::string& name, ReproScale* out);
+
 struct ReproFigure {
   std::string name;    // e.g. "jasny-fig4"
+  ReproScale scale = ReproScale::kDefault;
   std::string title;
   std::string x_label;
   bool log_x = true;
@@ -184,8 +194,8 @@ double repro_y(const ReproFigure& f, const ReproPoint& p, const PerfResult& r);
 double repro_metric(const std::string& metric, const PerfResult& r);
 const char* repro_y_label(const ReproFigure& f);
 
-const std::vector<ReproFigure>& repro_figures();
-const ReproFigure* find_repro(const std::string& name);
+const std::vector<ReproFigure>& repro_figures(ReproScale scale = ReproScale::kDefault);
+const ReproFigure* find_repro(const std::string& name, ReproScale scale = ReproScale::kDefault);
 class ReproSession;
 // Runs every point, on up to `jobs` threads at once (0: one per core). Each
 // point is its own seeded simulation, so the results do not depend on `jobs`;

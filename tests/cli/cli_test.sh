@@ -185,6 +185,14 @@ expect_err "unknown figure \"fig99\""
 [ -e "$tmp/repro-list-bad" ] && { echo "FAIL: repro with an unknown figure wrote results"; fail=1; }
 expect_exit 2 "repro figure twice" -- "$lw" repro jasny-fig4,jasny-fig4 --no-plot --out "$tmp/repro-list-bad"
 expect_err "named twice"
+# --scale paper: a figure kept at its scale gives the same values; the JSON
+# says which scale ran; an unknown scale writes nothing.
+expect_exit 0 "repro --scale paper" -- "$lw" repro jasny-fig4 --scale paper --no-plot --out "$tmp/repro-paper"
+cmp -s "$tmp/repro/jasny-fig4.csv" "$tmp/repro-paper/jasny-fig4.csv" || { echo "FAIL: --scale paper changed jasny-fig4"; fail=1; }
+grep -q '"scale": "paper"' "$tmp/repro-paper/jasny-fig4.json" || { echo "FAIL: repro JSON does not say --scale paper"; fail=1; }
+grep -q '"scale": "default"' "$tmp/repro/jasny-fig4.json" || { echo "FAIL: repro JSON does not say the default scale"; fail=1; }
+expect_exit 2 "repro --scale unknown" -- "$lw" repro jasny-fig4 --scale huge --no-plot --out "$tmp/repro-scale-bad"
+[ -e "$tmp/repro-scale-bad" ] && { echo "FAIL: repro with a bad --scale wrote results"; fail=1; }
 
 # latchwork check: negative controls caught with their cause, correct schemes clean.
 expect_exit 0 "check list" -- "$lw" check --list

@@ -3,6 +3,7 @@
 Markdown table (docs/nic-model-values.md is made with it).
 
   python3 tools/plot/fidelity_table.py OLD_DIR NEW_DIR [--title T] > table.md
+      [--labels "default scale,paper scale"] [--only-changed]
 
 OLD_DIR and NEW_DIR are `latchwork repro --out` folders; their
 <figure>.json files carry each stated value with the model's value and its
@@ -50,22 +51,32 @@ def main():
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--title", default="")
+    ap.add_argument("--labels", default="before,after",
+                    help="the two columns' names, comma-separated (e.g. 'default scale,paper scale')")
+    ap.add_argument("--only-changed", action="store_true",
+                    help="only the values whose model value differs between the folders")
     a = ap.parse_args()
+    labels = a.labels.split(",")
+    if len(labels) != 2 or not all(labels):
+        sys.exit("fidelity_table: --labels takes two names separated by a comma")
     old, new = load(a.old), load(a.new)
     keys = sorted(set(old) | set(new), key=lambda k: (k[0], k[1], k[2], k[3]))
     if a.title:
         print(f"{a.title}\n")
-    print("| figure | value | x | paper | model before | model after | verdict before | verdict after | kind |")
+    lo, ln = labels
+    print(f"| figure | value | x | paper | model {lo} | model {ln} | verdict {lo} | verdict {ln} | kind |")
     print("|---|---|---|---|---|---|---|---|---|")
     for k in keys:
         o, n = old.get(k), new.get(k)
+        if a.only_changed and o and n and o["model_value"] == n["model_value"]:
+            continue
         r = n or o
         name = k[1] + (f" / {k[3]}" if k[3] else "")
         bound = "≥ " if r.get("at_least") else "≤ " if r.get("at_most") else ""
         kind = "fitted" if r.get("fitted") else "predicted"
         print(f"| {k[0]} | {name} | {fmt(k[2])} | {bound}{fmt(r['paper_value'])} | "
               f"{fmt(o and o['model_value'])} | {fmt(n and n['model_value'])} | {verdict(o)} | {verdict(n)} | {kind} |")
-    for label, rows in (("before", old), ("after", new)):
+    for label, rows in ((lo, old), (ln, new)):
         pred = [r for r in rows.values() if not r.get("fitted")]
         within = sum(r["within_tolerance"] for r in pred)
         print(f"\n{label}: {within} of {len(pred)} predicted values within tolerance"

@@ -28,6 +28,9 @@ HashRunOptions hash_options(ycsb::Mix mix, double zipf = 0.99);
 // The paper loads 100 M records; loading is host-side work repeated for
 // every point, so the reproductions load fewer (see hash_note()).
 inline constexpr uint64_t kHashKeys = 1u << 18;
+// The x of a latency-throughput sweep's point without think time (SMART
+// Figs. 9 and 11: as fast as it goes).
+inline constexpr double kFullLoad = 0;
 // What every hash figure shares in its notes: keys, time scaling.
 std::string hash_note();
 

@@ -3,13 +3,13 @@
 // artifact's scripts do, by a think time after every transaction (IDLE_USEC).
 #include <algorithm>
 
+#include "common.h"
 #include "dtx_point.h"
 
 namespace lw {
 namespace {
 
 constexpr uint32_t kThreads = 96, kTasksPerThread = 8;
-constexpr double kFullLoad = 0;  // no think time
 
 }  // namespace
 
@@ -24,7 +24,7 @@ ReproFigure smart_fig11() {
     for (const auto& [label, design] : {std::pair<std::string, std::string>{"FORD+", "ford"}, {"SMART-DTX", "smart-dtx"}})
       // Of the artifact's idle set (0, 16, 32, ... 8192 us) every other
       // power of two up to 2048 us: five points from full load to light.
-      for (double think_us : {2048.0, 512.0, 128.0, 32.0, kFullLoad}) {
+      for (double think_us : {2048.0, 512.0, 128.0, 32.0, smart_repro::kFullLoad}) {
         ReproPoint p = dtx_point(w + " " + label, think_us, design, w, kThreads, kTasksPerThread);
         txn::TxnRunOptions& run = p.txn->run;
         run.think_ns = static_cast<Nanos>(think_us * 1000);
@@ -36,9 +36,9 @@ ReproFigure smart_fig11() {
         f.points.push_back(p);
       }
   f.paper = {
-      {"smallbank SMART-DTX", kFullLoad, 1 - 0.458, "SMART §6.2.2, Fig. 11: SMART-DTX cuts SmallBank's median latency by up to 45.8%",
+      {"smallbank SMART-DTX", smart_repro::kFullLoad, 1 - 0.458, "SMART §6.2.2, Fig. 11: SMART-DTX cuts SmallBank's median latency by up to 45.8%",
        false, 0.25, false, false, "smallbank FORD+"},
-      {"tatp SMART-DTX", kFullLoad, 1 - 0.770, "SMART §6.2.2, Fig. 11: and TATP's by up to 77.0%", false, 0.3, false, false,
+      {"tatp SMART-DTX", smart_repro::kFullLoad, 1 - 0.770, "SMART §6.2.2, Fig. 11: and TATP's by up to 77.0%", false, 0.3, false, false,
        "tatp FORD+"},
   };
   f.notes =

@@ -10,7 +10,6 @@
 namespace lw {
 
 namespace {
-constexpr double kFullLoad = 0;      // no think time: as fast as it goes
 constexpr double kNearPaperMin = 64; // the think time whose load is nearest 12.2 Mops here
 }
 
@@ -23,7 +22,7 @@ ReproFigure smart_fig9() {
   f.latency = true;
   // The artifact's idle set up to 2048 us (4096 and 8192 add points below
   // 0.4 Mops, the same unloaded latency).
-  const std::vector<double> think_us = {2048, 1024, 512, 256, 128, kNearPaperMin, 32, 16, kFullLoad};
+  const std::vector<double> think_us = {2048, 1024, 512, 256, 128, kNearPaperMin, 32, 16, smart_repro::kFullLoad};
   for (const char* table : {"race", "smart-ht"}) {
     for (double rate : think_us) {
       ReproPoint p;
@@ -55,7 +54,7 @@ ReproFigure smart_fig9() {
   f.panel_y_labels = {{"median", "median latency (us)"}, {"p99", "p99 latency (us)"}};
   PaperValue bound;
   bound.series = "median smart-ht";
-  bound.x = kFullLoad;
+  bound.x = smart_repro::kFullLoad;
   bound.value = 30.3;
   bound.at_most = true;
   bound.tolerance = 0;
@@ -63,7 +62,7 @@ ReproFigure smart_fig9() {
   PaperValue med_ratio;
   med_ratio.series = "median smart-ht";
   med_ratio.over_series = "median race";
-  med_ratio.x = kFullLoad;
+  med_ratio.x = smart_repro::kFullLoad;
   med_ratio.value = 1 - 0.696;
   med_ratio.tolerance = 0.3;
   med_ratio.source = "SMART §6.2.1: SMART-HT reduces the median latency by 69.6% (taken at full load)";
