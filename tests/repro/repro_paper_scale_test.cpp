@@ -66,6 +66,14 @@ TEST(ReproPaperScale, SmartHashPointsLoadMoreRecordsOnThePaperClocks) {
     EXPECT_FALSE(same_run(a, b));
   }
   EXPECT_GT(hash_points, 0u);
+  // One note for the figure, however its points' windows differ (Fig. 9's
+  // grow with the think time).
+  for (const char* name : {"smart-fig7", "smart-fig9"}) {
+    const std::string& notes = find_repro(name, ReproScale::kPaper)->notes;
+    const size_t first = notes.find("load 2^24 records");
+    ASSERT_NE(first, std::string::npos) << name;
+    EXPECT_EQ(notes.find("load 2^24 records", first + 1), std::string::npos) << name;
+  }
 }
 
 TEST(ReproPaperScale, ThrottledBenchRunsThePaperEpochs) {

@@ -13,11 +13,10 @@ namespace {
 // is time: every point draws, sorts and bulk-loads its keys (host work,
 // about 0.35 us a key), and Sherman's ~150 runs must fit in `repro all
 // --scale paper`'s 30 minutes with SMART's. Measured 2026-11-29: Fig. 11
-// took 1.2 s at 2^20 keys and 103 s at 2^25; 2^23 (8.4 M) keeps the
-// Sherman figures to a few minutes. Under Zipf 0.99 the hottest key then
-// gets 5.6% of the operations (2^20: 6.5%; 10^9: 4.2%).
-// So every tree loads 8x the default's keys: 2^20 -> 2^23, and Fig. 15's
-// 1 KB-key trees 2^17 -> 2^20.
+// took 1.2 s at 2^20 keys and 103 s at 2^25. Every tree loads 8x the
+// default's keys: 2^20 -> 2^23 (8.4 M), which keeps the Sherman figures to a
+// few minutes, and Fig. 15's 1 KB-key trees 2^17 -> 2^20. Under Zipf 0.99 the
+// hottest key gets 5.6% of the operations at 2^23 (2^20: 6.5%; 10^9: 4.2%).
 constexpr uint64_t kPaperKeyFactor = 8;
 constexpr uint64_t kPaperTreeNodeBytes = uint64_t{1} << 30;  // per memory node (8); touched lazily
 }  // namespace
