@@ -220,6 +220,15 @@ void divide_policy_time(ClusterConfig* c, uint32_t divisor) {
   c->smart.retry_window_ns = std::max<Nanos>(1, c->smart.retry_window_ns / divisor);
 }
 
+uint32_t undivide_policy_time(ClusterConfig* c) {
+  const SmartConfig paper;
+  LW_CHECK(c->smart.delta_ns > 0 && c->smart.delta_ns <= paper.delta_ns);
+  const auto divisor = static_cast<uint32_t>(paper.delta_ns / c->smart.delta_ns);
+  c->smart.delta_ns = paper.delta_ns;
+  c->smart.retry_window_ns = paper.retry_window_ns;
+  return divisor;
+}
+
 std::string HashRunOptions::validate(const ClusterConfig& c) const {
   if (std::string e = c.validate(); !e.empty()) return e;
   ycsb::WorkloadSpec spec{mix, keys, zipf, workload_seed};

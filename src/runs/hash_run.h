@@ -32,6 +32,9 @@ bool apply_hash_table_preset(const std::string& table, ClusterConfig* c);
 // The backoff unit t0 stays (it is a round trip). Divisor 1 = the paper's.
 inline constexpr uint32_t kDefaultPolicyTimeDivisor = 16;
 void divide_policy_time(ClusterConfig* c, uint32_t divisor);
+// The inverse: the factor divide_policy_time() divided c's clocks by (1:
+// the paper's), after which they are the paper's again.
+uint32_t undivide_policy_time(ClusterConfig* c);
 
 struct HashRunOptions {
   // The sim backend records its run into this timeline if set (sim/timeline.h).

@@ -31,9 +31,13 @@ void add_work_request_throttling(ClusterConfig* c, PerfOptions* o, uint32_t divi
   c->nic.qp_policy = QpPolicy::kPerThreadDoorbell;
   c->smart.throttling = true;
   divide_policy_time(c, divisor);
-  const Nanos update_phase = c->smart.delta_ns * static_cast<Nanos>(c->smart.candidate_credits.size());
-  o->warmup_ns = update_phase + c->smart.delta_ns;
-  o->measure_ns = std::max<Nanos>(o->measure_ns, 4 * c->smart.delta_ns);
+  set_throttling_windows(*c, o);
+}
+
+void set_throttling_windows(const ClusterConfig& c, PerfOptions* o) {
+  const Nanos update_phase = c.smart.delta_ns * static_cast<Nanos>(c.smart.candidate_credits.size());
+  o->warmup_ns = update_phase + c.smart.delta_ns;
+  o->measure_ns = std::max<Nanos>(o->measure_ns, 4 * c.smart.delta_ns);
 }
 
 ClusterConfig hash_cluster(const std::string& table, uint32_t compute_nodes, uint32_t threads) {

@@ -18,6 +18,8 @@ PerfOptions bench_read();
 // its clocks divided by `divisor`; the warm-up covers one update phase (five
 // candidates of delta) so that the window measures the chosen C_max.
 void add_work_request_throttling(ClusterConfig* c, PerfOptions* o, uint32_t divisor);
+// The windows add_work_request_throttling() gives a point on c's clocks.
+void set_throttling_windows(const ClusterConfig& c, PerfOptions* o);
 inline constexpr uint32_t kBenchPolicyDivisor = 32;
 
 // §6.2.1: 1 compute blade (or more for scale-out), 2 memory blades,

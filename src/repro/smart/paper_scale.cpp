@@ -4,7 +4,6 @@
 #include <sstream>
 
 #include "common.h"
-#include "latchwork/base/assert.h"
 #include "repro/paper_scale.h"
 
 namespace lw::smart_repro {
@@ -18,24 +17,11 @@ namespace {
 // kProcessBytes): 2^24 records (16.8 M) is the largest power of two whose
 // image fits (about 1.4 GB; a point about 1.8 GB). Measured 2026-11-29:
 // smart-fig14 took 77 s at 2^24 and 627 s at 2^25, whose image is not kept
-// and whose every point loads afresh. 100 M would be about 8 GB a point. With Zipf 0.99 the hottest
-// record gets 5.4% of the operations with 2^24 records, 4.8% with 100 M
-// (7.2% with the default 2^18).
+// and whose every point loads afresh. 100 M would be about 8 GB a point.
+// With Zipf 0.99 the hottest record gets 5.4% of the operations with 2^24
+// records, 4.8% with 100 M (7.2% with the default 2^18).
 constexpr uint64_t kPaperHashKeys = uint64_t{1} << 24;
 constexpr uint64_t kPaperHashNodeBytes = uint64_t{2} << 30;  // per memory blade; touched lazily
-
-// The factor the point's policy clocks were divided by (1: undivided).
-uint64_t policy_divisor(const ClusterConfig& c) {
-  const SmartConfig paper;
-  LW_CHECK(c.smart.delta_ns > 0 && c.smart.delta_ns <= paper.delta_ns);
-  return static_cast<uint64_t>(paper.delta_ns / c.smart.delta_ns);
-}
-
-void restore_policy_clocks(ClusterConfig* c) {
-  const SmartConfig paper;
-  c->smart.delta_ns = paper.delta_ns;
-  c->smart.retry_window_ns = paper.retry_window_ns;
-}
 
 }  // namespace
 
@@ -48,8 +34,7 @@ std::string to_paper_scale(ReproPoint* p) {
     n << "hash-table points load 2^24 records (16.8 M; the paper 100 M, which would be loaded afresh for every point "
          "here, about 8 GB and 90 s each: the hottest record under Zipf 0.99 gets 5.4% of the operations against the "
          "paper's 4.8% and the default scale's 7.2%)";
-    if (const uint64_t d = policy_divisor(p->cluster); d > 1) {
-      restore_policy_clocks(&p->cluster);
+    if (const uint32_t d = undivide_policy_time(&p->cluster); d > 1) {
       h.warmup_ns *= static_cast<Nanos>(d);
       n << "; the SMART policies run on the paper's clocks (Alg. 1's delta 8 ms, stable phase 480 ms, retry-rate "
            "window 1 ms) and the warm-up grows by the factor they were divided by ("
@@ -62,12 +47,8 @@ std::string to_paper_scale(ReproPoint* p) {
   // paper's clocks, the windows add_work_request_throttling() gives them.
   const bool perf_point = !p->tuples && !p->btree && !p->sherman && !p->hocl && !p->txn && !p->lock_table;
   if (perf_point && p->same_run_as < 0 && p->cluster.smart.throttling && p->perf.schedule.empty()) {
-    const uint64_t d = policy_divisor(p->cluster);
-    if (d <= 1) return "";
-    restore_policy_clocks(&p->cluster);
-    const Nanos update_phase = p->cluster.smart.delta_ns * static_cast<Nanos>(p->cluster.smart.candidate_credits.size());
-    p->perf.warmup_ns = update_phase + p->cluster.smart.delta_ns;
-    p->perf.measure_ns = std::max<Nanos>(p->perf.measure_ns, 4 * p->cluster.smart.delta_ns);
+    if (undivide_policy_time(&p->cluster) <= 1) return "";
+    set_throttling_windows(p->cluster, &p->perf);
     return "+WorkReqThrot points run Alg. 1 on the paper's clocks (delta 8 ms): a 48 ms warm-up holds the update "
            "phase and the measured window is 32 ms";
   }
