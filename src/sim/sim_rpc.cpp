@@ -21,7 +21,9 @@ using sim::RpcMsg;
 namespace {
 
 // The handler's view of its node: CPU accesses with the semantics of a
-// memory-node thread's (on_cpu_access), all at the handler's instant.
+// memory-node thread's (on_cpu_access), all at the handler's instant, each
+// charged as a memory-node thread's access is (cpu_access_ns), the bytes of a
+// read or write as copies (copy_ns_per_byte).
 class SimRpcServer final : public RpcServer {
  public:
   SimRpcServer(SimBackend::Impl& s, NodeId node, uint32_t core)
@@ -30,6 +32,7 @@ class SimRpcServer final : public RpcServer {
   NodeId node() const override { return node_; }
   Result<uint64_t> load(uint64_t offset) override {
     if (Status st = m_.mem.check(offset, kWord, true); st != Status::kOk) return {st, 0};
+    charged_ += s_.timing->cpu_access();
     return {Status::kOk, *m_.mem.word(offset)};
   }
   Status store(uint64_t offset, uint64_t value) override {
@@ -44,11 +47,13 @@ class SimRpcServer final : public RpcServer {
   }
   Status read(uint64_t offset, void* dst, uint64_t bytes) override {
     if (Status st = m_.mem.check(offset, bytes, false); st != Status::kOk) return st;
+    charged_ += s_.timing->cpu_access() + s_.timing->cpu_work(CpuWork::kCopyByte, bytes);
     if (bytes != 0) std::memcpy(dst, m_.mem.bytes(offset), bytes);
     return Status::kOk;
   }
   Status write(uint64_t offset, const void* src, uint64_t bytes) override {
     if (Status st = m_.mem.check(offset, bytes, false); st != Status::kOk) return st;
+    charged_ += s_.timing->cpu_access() + s_.timing->cpu_work(CpuWork::kCopyByte, bytes);
     if (bytes == 0) return Status::kOk;
     std::memcpy(m_.mem.bytes(offset), src, bytes);
     m_.mem.note_written(offset, offset + bytes);
@@ -61,6 +66,7 @@ class SimRpcServer final : public RpcServer {
     return off != 0 ? RemoteAddr(node_, off) : RemoteAddr();
   }
   void charge_cpu(Nanos ns) override { charged_ += ns; }
+  Nanos work_cost(CpuWork kind, uint64_t units) const override { return s_.timing->cpu_work(kind, units); }
   Nanos charged() const { return charged_; }
 
  private:
@@ -69,6 +75,7 @@ class SimRpcServer final : public RpcServer {
   template <typename F>
   Result<uint64_t> update(uint64_t offset, const char* kind, F next) {
     if (Status st = m_.mem.check(offset, kWord, true); st != Status::kOk) return {st, 0};
+    charged_ += s_.timing->cpu_access();
     uint64_t* word = m_.mem.word(offset);
     const uint64_t old = *word;
     const auto [stores, value] = next(old);

@@ -52,7 +52,7 @@ const std::vector<RpcHandler>& builtin_rpc_handlers() {
   // Costs are modelled CPU time on the node's polling core (simulator only).
   static const std::vector<RpcHandler> handlers = {
       {"alloc_chunk", alloc_chunk, 400},
-      {"echo", echo, 200},
+      {"echo", echo, kRpcDispatchCpuNs},
       {"null", null_handler, 100},
       {"fetch_add", fetch_add, 150},
   };

@@ -139,13 +139,16 @@ TEST_P(TxnCheckPinned, SeedFindsTheBug) {
 INSTANTIATE_TEST_SUITE_P(
     Seeds, TxnCheckPinned,
     ::testing::Values(
-        // seed 93 finds a cycle (a read-only transaction that saw one
-        // trade's last_trade and missed another's) for no-read-validation.
-        Pinned{"drtmh", "tpce", txn::Broken::kNoReadValidation, 93, "cycle"},
+        // seed 148 finds a cycle (a read-only transaction that saw one
+        // trade's last_trade and missed another's) for no-read-validation:
+        // rare, the only one of seeds 1..150 since the RPC handlers' costs
+        // became measured (2026-11-30; seed 93 before).
+        Pinned{"drtmh", "tpce", txn::Broken::kNoReadValidation, 148, "cycle"},
         // seed 2 finds a stock version installed twice for no-write-recheck.
         Pinned{"drtmh", "tpcc", txn::Broken::kNoWriteRecheck, 2, "lost-update"},
-        // seed 2 finds money created or lost for no-write-recheck.
-        Pinned{"drtmh", "smallbank", txn::Broken::kNoWriteRecheck, 2, "workload-invariant"},
+        // seed 4 finds money created or lost for no-write-recheck (seed 2
+        // until the RPC handlers' costs became measured, 2026-11-30).
+        Pinned{"drtmh", "smallbank", txn::Broken::kNoWriteRecheck, 4, "workload-invariant"},
         // seed 38 finds a subscriber version installed twice for mixed-atomics.
         Pinned{"drtmh", "tatp", txn::Broken::kMixedAtomics, 38, "lost-update"},
         // seed 25 finds a last_trade version installed twice for mixed-atomics.

@@ -128,6 +128,87 @@ TEST(SimRpc, OneCoreServesQueuedCallsInOrder) {
   EXPECT_EQ(st.counters.at("rpc.queue_wait_ns_max"), cost * (kCallers - 1));
 }
 
+// A handler's time is its fixed cost plus what it does: each access to the
+// node's memory as a memory-node thread's (cpu_access_ns), bytes read or
+// written as copies, and its compute() work, all priced by the timing model.
+TEST(SimRpc, HandlerAccessesAndWorkAreCharged) {
+  constexpr uint32_t kLoads = 5;
+  constexpr uint64_t kReadBytes = 256;
+  constexpr uint64_t kLines = 10;
+  ClusterConfig c = exact();
+  c.timing.cpu_access_ns = 17;
+  c.timing.farm_check_ns_per_line = 3;
+  SimBackend sim(c);
+  const RemoteAddr a = sim.allocate(0, 512);
+  auto idle = [](RpcServer&, std::span<const std::byte>, std::span<std::byte>, uint32_t* n) {
+    *n = 0;
+    return Status::kOk;
+  };
+  const uint64_t off = a.offset();
+  auto busy = [off](RpcServer& srv, std::span<const std::byte>, std::span<std::byte>, uint32_t* n) {
+    std::array<std::byte, kReadBytes> buf;
+    for (uint32_t i = 0; i < kLoads; ++i) (void)srv.load(off + 8 * i);
+    (void)srv.read(off, buf.data(), kReadBytes);
+    (void)srv.cas(off, 0, 1);
+    (void)srv.load(off + (1ull << 40));  // out of bounds: touches nothing, costs nothing
+    srv.compute(CpuWork::kFarmLine, kLines);
+    *n = 0;
+    return Status::kOk;
+  };
+  const HandlerId h_idle = sim.register_handler({"idle", idle, 100}).value;
+  const HandlerId h_busy = sim.register_handler({"busy", busy, 100}).value;
+  Nanos idle_ns = 0, busy_ns = 0;
+  sim.spawn_compute([&](Worker& w) -> Task<void> {
+    std::array<std::byte, 8> req{}, reply{};
+    Nanos t = w.now();
+    EXPECT_EQ((co_await w.call(0, h_idle, req, reply)).status, Status::kOk);
+    idle_ns = w.now() - t;
+    t = w.now();
+    EXPECT_EQ((co_await w.call(0, h_busy, req, reply)).status, Status::kOk);
+    busy_ns = w.now() - t;
+  });
+  sim.run();
+  // The simple model prices checks only: the read's copy costs nothing here.
+  EXPECT_EQ(busy_ns - idle_ns, (kLoads + 2) * 17 + kLines * 3);
+}
+
+// In the calibrated NIC model the bytes a handler reads are copies priced by
+// the profile's measured copy_ns_per_byte (the same for writes).
+TEST(SimRpc, HandlerCopiesCostTheProfilesPerByte) {
+  ClusterConfig c = exact();
+  c.nic.profile = "cx5-100g";
+  c.nic.overrides["jitter_ns"] = 0;
+  c.nic.overrides["copy_ns_per_byte"] = 0.5;
+  SimBackend sim(c);
+  const RemoteAddr a = sim.allocate(0, 1024);
+  const uint64_t off = a.offset();
+  auto reader = [off](uint64_t bytes) {
+    return [off, bytes](RpcServer& srv, std::span<const std::byte>, std::span<std::byte>, uint32_t* n) {
+      std::array<std::byte, 1024> buf;
+      (void)srv.read(off, buf.data(), bytes);
+      (void)srv.write(off, buf.data(), bytes);
+      *n = 0;
+      return Status::kOk;
+    };
+  };
+  const HandlerId h_small = sim.register_handler({"small", reader(8), 100}).value;
+  const HandlerId h_large = sim.register_handler({"large", reader(1024), 100}).value;
+  Nanos small_ns = 0, large_ns = 0;
+  sim.spawn_compute([&](Worker& w) -> Task<void> {
+    std::array<std::byte, 8> req{}, reply{};
+    for (int i = 0; i < 2; ++i) {  // the second pair: the QP's context is cached
+      Nanos t = w.now();
+      EXPECT_EQ((co_await w.call(0, h_small, req, reply)).status, Status::kOk);
+      small_ns = w.now() - t;
+      t = w.now();
+      EXPECT_EQ((co_await w.call(0, h_large, req, reply)).status, Status::kOk);
+      large_ns = w.now() - t;
+    }
+  });
+  sim.run();
+  EXPECT_EQ(large_ns - small_ns, 2 * (1024 - 8) / 2);
+}
+
 TEST(SimRpc, TwoCoresHalveTheWait) {
   constexpr uint32_t kCallers = 8;
   ClusterConfig c = exact(kCallers);

@@ -334,7 +334,9 @@ TEST(TxnBroken, MixedAtomicsLoseMoney) {
   s.accounts = 3;
   s.coroutines = 4;
   s.deposit = 0;
-  s.seed = 11;  // found by sweeping seeds 1..40 (11, 12, 19, 20, 29, ... break)
+  // Found by sweeping seeds 1..60 (1, 7, 14, 15, 17, 23, ... break); 11 until
+  // the RPC handlers' costs became measured (2026-11-30) moved the timing.
+  s.seed = 7;
   const TxnRunResult r = run(s);
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.error.find("total balance"), std::string::npos) << r.error;

@@ -28,6 +28,7 @@
 #include "latchwork/base/layout.h"
 #include "latchwork/base/remote_ptr.h"
 #include "latchwork/base/status.h"
+#include "latchwork/verbs/cpu_work.h"
 
 namespace lw {
 
@@ -55,8 +56,14 @@ class RpcServer {
   // Zeroed host memory of the node; null when full.
   virtual RemoteAddr allocate(uint64_t bytes, uint64_t align) = 0;
   // CPU time beyond the handler's fixed cost (e.g. per byte); virtual time
-  // in the simulator, nothing elsewhere.
+  // in the simulator, nothing elsewhere. The simulator already charges each
+  // access above as a memory-node thread's (NicParams::cpu_access_ns) and the
+  // bytes read or written as copies (copy_ns_per_byte).
   virtual void charge_cpu(Nanos ns) = 0;
+  // Modelled CPU time of `units` of `kind` (0 where real CPU time passes).
+  virtual Nanos work_cost(CpuWork /*kind*/, uint64_t /*units*/) const { return 0; }
+  // Accounts a handler's own measured work (hashing, scanning, checks).
+  void compute(CpuWork kind, uint64_t units) { charge_cpu(work_cost(kind, units)); }
 };
 
 // A handler: reads `request`, writes at most reply.size() bytes into
@@ -68,7 +75,9 @@ using RpcHandlerFn = std::function<Status(RpcServer& server, std::span<const std
 struct RpcHandler {
   std::string name;     // unique per backend; how verbs runs find it on the node
   RpcHandlerFn fn;
-  Nanos cpu_ns = 300;   // modelled CPU time of one request on a polling core
+  // Modelled CPU time of one request on a polling core, beyond what the
+  // handler charges: dispatch and reply assembly.
+  Nanos cpu_ns = 300;
 };
 
 // One call in flight: what WorkerPort::rpc() receives.

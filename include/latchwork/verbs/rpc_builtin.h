@@ -25,6 +25,13 @@ inline constexpr HandlerId kNullHandler = 2;
 inline constexpr HandlerId kFetchAddHandler = 3;
 inline constexpr HandlerId kBuiltinRpcHandlers = 4;
 
+// The CPU time of a call's dispatch on its serving core, beyond receiving it
+// (RpcConfig::recv_cpu_ns) and posting its reply (reply_cpu_ns): the echo
+// handler's cost, which does nothing else. Fitted with those two to DrTM+H
+// §3.1's 79 M SEND/RECV calls per second per machine (repro drtmh-fig3b).
+// Handlers that do work add it through RpcServer (its accesses, compute()).
+inline constexpr Nanos kRpcDispatchCpuNs = 200;
+
 // The built-ins in id order.
 const std::vector<RpcHandler>& builtin_rpc_handlers();
 
