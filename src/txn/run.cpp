@@ -226,9 +226,11 @@ TxnRunResult run_txn(const ClusterConfig& cluster, const TxnWorkload& workload, 
   so.log_ring_bytes = o.log_ring_bytes;
   so.shared_name = o.shared_name;
   so.write_images = o.process_index == 0;
+  so.node_bytes = c.memory_node_bytes;
   std::unique_ptr<Store> store = load_store(*b, workload, so, &err);
   if (!store) {
     r.error = "cannot build the store: " + err;
+    r.input_error = err.rfind(kStoreDoesNotFit, 0) == 0;
     return r;
   }
   Engine::Options eo;
@@ -478,6 +480,7 @@ std::string TxnRunResult::to_json() const {
                       {"counters", counters},
                       {"verified", verified}};
   if (!error.empty()) j["error"] = error;
+  if (input_error) j["input_error"] = true;
   return j.dump();
 }
 

@@ -180,7 +180,7 @@ std::unique_ptr<Store> Store::build(Backend& b, std::shared_ptr<const StorePlan>
       const uint64_t heap = p.record_count * s->record_bytes(static_cast<TableId>(t));
       p.records = noted(alloc(b, o, static_cast<NodeId>(n), tag + "/records", heap), heap);
       if (p.index.is_null() || p.records.is_null())
-        return fail("the store does not fit memory node " + std::to_string(n) + ": raise memory_node_bytes");
+        return fail(kStoreDoesNotFit + std::to_string(n) + ": raise memory_node_bytes");
     }
     // The log rings start zero and stay out of the image: runs that differ
     // only in coordinators share it.

@@ -37,6 +37,33 @@ uint64_t StorePlan::bytes() const {
   return n;
 }
 
+std::string StorePlan::fit_error(const StorePlan& s, const StoreOptions& o) {
+  if (o.node_bytes == 0) return "";
+  const auto& rows = s.loader.rows_;
+  const uint32_t nt = static_cast<uint32_t>(s.tables.size());
+  std::vector<std::vector<uint64_t>> copies(o.nodes, std::vector<uint64_t>(nt, 0));
+  for (size_t row = 0; row < rows.size(); ++row) {
+    if (rows[row].table >= nt) return "";  // make() names this error
+    for (uint32_t rep = 0; rep < s.replicas; ++rep) ++copies[(s.row_primary[row] + rep) % o.nodes][rows[row].table];
+  }
+  auto mib = [](uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; };
+  const uint64_t logs = uint64_t{o.coordinators} * o.log_ring_bytes;
+  for (uint32_t n = 0; n < o.nodes; ++n) {
+    uint64_t records = 0, indexes = 0;
+    for (uint32_t t = 0; t < nt; ++t) {
+      records += copies[n][t] * s.record_bytes(static_cast<TableId>(t));
+      // make()'s smallest index for these copies (it may grow, never shrink).
+      indexes += (static_cast<uint64_t>(static_cast<double>(copies[n][t]) / (kBucketSlots * o.index_load)) + 1) *
+                 kBucketBytes;
+    }
+    if (records + indexes + logs > o.node_bytes)
+      return kStoreDoesNotFit + std::to_string(n) + ": it needs at least " + mib(records + indexes + logs) +
+             " (record copies " + mib(records) + ", indexes " + mib(indexes) + ", log rings " + mib(logs) +
+             ") of the node's " + mib(o.node_bytes) + ": raise memory_node_bytes";
+  }
+  return "";
+}
+
 bool StorePlan::fits(const StoreOptions& o) const {
   return o.nodes == nodes && std::min(o.replicas, o.nodes) == replicas && o.index_load == index_load &&
          o.max_probe == max_probe;
@@ -97,6 +124,7 @@ std::shared_ptr<const StorePlan> StorePlan::make(std::vector<TableSpec> tables, 
   s->loader = std::move(loader);
   const auto& rows = s->loader.rows_;
   const uint32_t nt = static_cast<uint32_t>(s->tables.size());
+  if (std::string e = fit_error(*s, o); !e.empty()) return fail(e);
   s->parts.assign(o.nodes, std::vector<Part>(nt));
   s->keys.assign(nt, {});
   s->dir.assign(nt, {});

@@ -100,6 +100,12 @@ grep -q "proved within scope" "$tmp/out" || { echo "FAIL: sherman per-line not p
 grep -q "^scope: 2 compute node(s) x 1 thread(s)" "$tmp/out" || { echo "FAIL: no sherman scope line"; cat "$tmp/out"; fail=1; }
 expect_exit 2 "check exhaustive txn" -- "$lw" check --structure txn --exhaustive
 expect_err "sampled seeds"
+# A store larger than the memory nodes: refused before it is laid out, a
+# usage error naming the flag, and no report of a run that did not happen.
+expect_exit 2 "txn store larger than its nodes" -- "$lw" txn --workload smallbank --memory-node-mb 1 --json
+expect_err "the store does not fit memory node 0: it needs at least"
+expect_err "(--memory-node-mb)"
+[ -s "$tmp/out" ] && { echo "FAIL: txn printed a report for a run that did not start"; cat "$tmp/out"; fail=1; }
 expect_exit 0 "latch" -- "$lw" latch --ops 20 --json
 expect_exit 0 "threads backend" -- "$lw" torn-read --backend threads --scheme farm --ops 300
 

@@ -76,6 +76,41 @@ std::vector<std::byte> images(const Store& s) {
   return out;
 }
 
+// With StoreOptions::node_bytes the plan refuses a store that cannot fit a
+// node before laying it out, and the least it asks for is no more than what
+// a built store takes: a store that fits is never refused.
+TEST(TxnStorePlan, RefusesAStoreLargerThanItsNodesBeforeLayingItOut) {
+  StoreOptions o = options();
+  std::string err;
+  // What the fullest node takes once built: its indexes, records and rings.
+  auto b = backend();
+  auto built = Store::build(*b, kTables, by_key, load(3000), o, &err);
+  ASSERT_TRUE(built) << err;
+  uint64_t fullest = 0;
+  for (NodeId n = 0; n < built->nodes(); ++n) {
+    uint64_t bytes = uint64_t{o.coordinators} * o.log_ring_bytes;
+    for (TableId t = 0; t < built->tables().size(); ++t) {
+      const TablePlacement& p = built->placement(n, t);
+      bytes += p.buckets * kBucketBytes + p.record_count * built->record_bytes(t);
+    }
+    fullest = std::max(fullest, bytes);
+  }
+  o.node_bytes = fullest;
+  EXPECT_TRUE(StorePlan::make(kTables, by_key, load(3000), o, &err)) << err;
+  // Everything on node 0: the lower bound alone exceeds the same budget.
+  err.clear();
+  EXPECT_FALSE(StorePlan::make(kTables, all_on_zero, load(3000), o, &err));
+  EXPECT_EQ(err.rfind(kStoreDoesNotFit, 0), 0u) << err;
+  EXPECT_NE(err.find("memory node 0: it needs at least"), std::string::npos) << err;
+  // A tenth of the budget refuses the spread store too; unchecked, it plans.
+  o.node_bytes = fullest / 10;
+  err.clear();
+  EXPECT_FALSE(StorePlan::make(kTables, by_key, load(3000), o, &err));
+  EXPECT_EQ(err.rfind(kStoreDoesNotFit, 0), 0u) << err;
+  o.node_bytes = 0;
+  EXPECT_TRUE(StorePlan::make(kTables, by_key, load(3000), o, &err)) << err;
+}
+
 TEST(TxnStorePlan, SharedPlanBuildsTheSameStore) {
   auto b1 = backend(), b2 = backend(), b3 = backend();
   std::string err;

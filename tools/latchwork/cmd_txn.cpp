@@ -255,6 +255,9 @@ int cmd_txn(int argc, const char* const* argv) {
     Progress progress("latchwork txn", "runs", 1, kProgressSeconds);
     r = txn::run_txn(t, *w, o);
   }
+  // Inputs too large to start (the store does not fit the memory nodes):
+  // a usage error, no report of a run that did not happen.
+  if (r.input_error) return usage_error(f, r.error + " (--memory-node-mb)");
   const int written = timeline.finish("latchwork txn", kExitOk);
   if (json) std::printf("%s\n", r.to_json().c_str());
   else print_result(r, *w, t);

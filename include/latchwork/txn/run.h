@@ -96,6 +96,9 @@ struct TxnRunResult {
   std::map<std::string, double> counters;
   bool verified = false;
   std::string error;                // a failed operation or a failed check
+  // The run could not start on these inputs (a store larger than the memory
+  // nodes): `error` says which to raise; nothing ran.
+  bool input_error = false;
 
   bool ok() const { return error.empty(); }
   std::string to_json() const;

@@ -68,8 +68,16 @@ struct StoreOptions {
   // Write the initial images (false: only lay out and allocate; another
   // process of a multi-process run writes them, then a barrier).
   bool write_images = true;
+  // Each memory node's bytes (0: not checked). StorePlan::make refuses a
+  // store that cannot fit them before it lays the records out, which for a
+  // large store is most of the loading time.
+  uint64_t node_bytes = 0;
   std::string validate() const;
 };
+
+// How every "the store does not fit" error begins (StorePlan::make,
+// Store::build): callers tell inputs that are too large from other failures.
+inline constexpr const char* kStoreDoesNotFit = "the store does not fit memory node ";
 
 struct StorePlan;
 

@@ -58,9 +58,13 @@ struct StorePlan {
   // *error on failure.
   static std::vector<NodeId> primaries(const std::vector<TableSpec>& tables, const HomeFn& home,
                                        const StoreLoader& loader, uint32_t nodes, std::string* error);
+  // With o.node_bytes set: "" or why a node cannot hold its record copies,
+  // their smallest index and its log rings (kStoreDoesNotFit ...), from the
+  // rows and their primaries alone, before any layout is built.
+  static std::string fit_error(const StorePlan& s, const StoreOptions& o);
   // The plan; nullptr and *error on failure (a bad option or table, an
   // unknown table, a reserved or duplicate key, a payload too long, a probe
-  // chain longer than max_probe).
+  // chain longer than max_probe, a store larger than o.node_bytes).
   static std::shared_ptr<const StorePlan> make(std::vector<TableSpec> tables, const HomeFn& home, StoreLoader loader,
                                                const StoreOptions& o, std::string* error);
   // The same with the primaries already computed (by primaries()).
