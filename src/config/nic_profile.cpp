@@ -124,6 +124,7 @@ const std::vector<std::pair<const char*, bool NicMechanisms::*>>& NicMechanisms:
       {"message_rate", &NicMechanisms::message_rate},
       {"engines", &NicMechanisms::engines},
       {"pcie", &NicMechanisms::pcie},
+      {"pcie_duplex", &NicMechanisms::pcie_duplex},
       {"lock_table", &NicMechanisms::lock_table},
       {"device_memory", &NicMechanisms::device_memory},
       {"qp_cache", &NicMechanisms::qp_cache},

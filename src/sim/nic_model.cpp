@@ -175,12 +175,12 @@ NicModel::Nic& NicModel::requester_nic(const WrRoute& r) {
 
 Nanos NicModel::requester_dma_read(Nic& nic, Nanos t, uint64_t bytes) {
   const Nanos transfer = ns(static_cast<double>(bytes) * 8.0 / p_.pcie_gbps);
-  return m_.pcie ? nic.pcie.book(t, std::max(pcie_read_slot(), transfer), horizon_) : t;
+  return m_.pcie ? nic.pcie_read.book(t, std::max(pcie_read_slot(), transfer), horizon_) : t;
 }
 
 Nanos NicModel::requester_dma_write(Nic& nic, Nanos t, uint64_t bytes) {
   const Nanos transfer = std::max<Nanos>(1, ns(static_cast<double>(bytes) * 8.0 / p_.pcie_gbps));
-  return m_.pcie ? nic.pcie.book(t, transfer, horizon_) : t;
+  return m_.pcie ? pcie_writes(nic).book(t, transfer, horizon_) : t;
 }
 
 Nanos NicModel::traverse(const WrRoute& r, Nic& from, Nic& to, Nanos t, uint64_t bytes, Rng& rng) {
@@ -318,7 +318,12 @@ Nanos NicModel::requester_side(const WrRoute& r, const WorkRequest& wr, Nanos po
   if (busy > 0) t = queue("requester_pu", r, src.pu, t, busy) + busy;
   t += wait;
   if (wr.opcode == Opcode::kWrite) {
-    if (own_pcie) t = requester_dma_write(src, t, wr.length);  // the gather's bandwidth
+    // The gather is a DMA read: its data comes to the NIC, on the read
+    // direction, for its bandwidth (no read slot: it was never charged one).
+    if (own_pcie && m_.pcie) {
+      const Nanos transfer = std::max<Nanos>(1, ns(static_cast<double>(wr.length) * 8.0 / p_.pcie_gbps));
+      t = src.pcie_read.book(t, transfer, horizon_);
+    }
     t += p_.pcie_read_ns;  // the NIC gathers the payload
   }
   return t;
@@ -364,7 +369,7 @@ AccessTimes NicModel::access(const WrRoute& r, const WorkRequest& wr, bool devic
   if (wr.opcode == Opcode::kRead) {
     // A non-posted DMA read: the engine takes a limited number per second.
     const Nanos slot = std::max(pcie_read_slot(), transfer);
-    const Nanos s = m_.pcie ? queue("pcie", r, nic.pcie, start, slot) : start;
+    const Nanos s = m_.pcie ? queue("pcie_read", r, nic.pcie_read, start, slot) : start;
     if (!pm.pm()) return {s + p_.pcie_read_ns, s + p_.pcie_read_ns + transfer};
     // Persistent memory: the media reads whole lines at its bandwidth, and
     // each load takes longer (memory_config.h).
@@ -374,7 +379,7 @@ AccessTimes NicModel::access(const WrRoute& r, const WorkRequest& wr, bool devic
     return {begin, begin + std::max(transfer, media_time)};
   }
   // A posted DMA write: bandwidth only; lines become visible in address order.
-  const Nanos s = m_.pcie ? queue("pcie", r, nic.pcie, start, transfer) : start;
+  const Nanos s = m_.pcie ? queue("pcie_write", r, pcie_writes(nic), start, transfer) : start;
   if (!pm.pm()) return {s + p_.pcie_write_ns, s + p_.pcie_write_ns + transfer};
   // Persistent memory: the lines land at the media's (much lower) write
   // bandwidth, a partial line costing a whole one.
@@ -425,7 +430,8 @@ Nanos NicModel::atomic_slot_start(const WrRoute& r, const WorkRequest& wr, bool 
                                   Nanos s, bool book) {
   MemoryNic& mn = memory_[r.memory_node];
   if (!on_chip && m_.pcie)
-    s = book ? queue("pcie", r, mn.nic.pcie, s, pcie_read_slot()) : mn.nic.pcie.earliest_fit(s, pcie_read_slot());
+    s = book ? queue("pcie_read", r, mn.nic.pcie_read, s, pcie_read_slot())
+             : mn.nic.pcie_read.earliest_fit(s, pcie_read_slot());
   if (pm) s = pm_media(mn, s, 8, true, true, book);
   // The lock table: atomics whose addresses share the low bits serialize
   // (Jasny §3.2, Figs. 5, 6), whether or not they touch the same word.
@@ -523,7 +529,7 @@ Nanos NicModel::rpc_request(const WrRoute& r, uint32_t bytes, Nanos posted, Rng&
   if (m_.message_rate) t = dst.pu.book(t, pu_time(), horizon_) + pu_time();
   // The payload and the receive CQE land in host memory (posted DMA writes).
   const Nanos transfer = ns(static_cast<double>(bytes) * 8.0 / p_.pcie_gbps);
-  const Nanos s = m_.pcie ? dst.pcie.book(t, std::max<Nanos>(1, transfer), horizon_) : t;
+  const Nanos s = m_.pcie ? pcie_writes(dst).book(t, std::max<Nanos>(1, transfer), horizon_) : t;
   return s + p_.pcie_write_ns + transfer;
 }
 

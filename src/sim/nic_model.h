@@ -147,7 +147,12 @@ class NicModel final : public TimingModel {
     // it on that engine waits too.
     std::vector<Calendar> engines;
     Calendar tx, rx;      // the port's two directions
-    Calendar pcie;        // DMA engine (responder side)
+    // PCIe, one calendar per direction (a PCI Express link is dual-simplex:
+    // each lane has a transmit and a receive pair). Non-posted DMA reads
+    // take pcie_read: their read-rate slot, or the returning data's transfer
+    // if longer. Posted DMA writes (data, CQEs, receives) take pcie_write.
+    // nic.mechanisms.pcie_duplex off: both on pcie_read, one shared queue.
+    Calendar pcie_read, pcie_write;
     uint64_t outstanding = 0;  // posted, not completed WRs (requester side)
   };
   struct ComputeNode {
@@ -177,6 +182,7 @@ class NicModel final : public TimingModel {
   // Constant per profile, computed once (a division each otherwise).
   Nanos pu_time() const { return pu_ns_; }
   Nanos pcie_read_slot() const { return pcie_read_slot_ns_; }
+  Calendar& pcie_writes(Nic& nic) const { return m_.pcie_duplex ? nic.pcie_write : nic.pcie_read; }
   Nanos jitter(Rng& rng) const { return p_.jitter_ns ? rng.below(p_.jitter_ns + 1) : 0; }
   uint32_t slot_of(uint64_t offset) const {
     return static_cast<uint32_t>(offset & ((uint64_t{1} << p_.lock_table_bits) - 1));

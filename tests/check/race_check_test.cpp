@@ -70,7 +70,8 @@ TEST(RaceCheck, CorrectSchemesAreCleanOverSeeds) {
 // simulator's timing move, re-pin it to the sweep's first failing seed
 // (`latchwork check --structure hash --scheme unordered-publish`; the sweep
 // test still has to find one).
-constexpr uint64_t kPinnedSeed = 20;
+// 20 until PCIe's two directions were modelled apart (2026-11-30).
+constexpr uint64_t kPinnedSeed = 47;
 
 TEST(RaceCheck, UnorderedPublishIsFoundOnThePinnedSeedAndExplained) {
   const BuiltinOptions b = hash("unordered-publish");

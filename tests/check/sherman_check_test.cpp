@@ -59,15 +59,17 @@ TEST(ShermanCheck, CorrectSchemesAreCleanOverSeeds) {
 
 // Regression pins: the first failing seeds of `latchwork check --structure
 // sherman --scheme S` (spec profile, default shape) when these tests were
-// written. two-level, seed 178: a lookup read a leaf whose line 1 was
-// fetched before line 0, across a change, with matching front and rear
+// written. two-level, seed 143: a lookup read a leaf whose line 3 was
+// fetched before line 2, across a change, with matching front and rear
 // versions: it returned a value no insert stored and missed a key present all
 // along; the ablation names read_lines_unordered.
 // early-handover, seed 1: the next holder read a parent before the previous
 // holder's write-back landed and inserted a separator twice (an invariant).
 // If the swarm's draws or the simulator's timing move, re-pin them to the
 // sweep's first failing seed (the sweep tests still have to find one).
-constexpr uint64_t kTwoLevelSeed = 178;
+// 178 until the built-in RPC handlers' costs and PCIe's two directions
+// changed the timing (2026-11-30).
+constexpr uint64_t kTwoLevelSeed = 143;
 constexpr uint64_t kEarlyHandoverSeed = 1;
 
 TEST(ShermanCheck, TwoLevelIsFoundOnThePinnedSeedAndExplained) {

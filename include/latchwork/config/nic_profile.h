@@ -23,6 +23,8 @@ struct NicMechanisms {
   bool engines = true;        // in-order processing engines, one per QP; an atomic holds its engine
                               // while it waits for its lock-table slot (head-of-line blocking)
   bool pcie = true;           // responder DMA latency, read-rate cap and bandwidth
+  bool pcie_duplex = true;    // PCIe's two directions apart: DMA reads (data to the NIC) and posted
+                              // writes (data to the host) do not queue behind each other
   bool lock_table = true;     // atomics serialize per slot of a table indexed by low address bits
   bool device_memory = true;  // on-chip memory serves atomics without PCIe
   bool qp_cache = true;       // requester QP-context cache: misses cost a PCIe read

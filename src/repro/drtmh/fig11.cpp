@@ -31,7 +31,7 @@ ReproFigure drtmh_fig11() {
   f.notes =
       "Scaled as drtmh-fig7; TPC-E 1,000 customers per node. The paper's absolute peaks (0.19, 0.21, 0.25 "
       "M txns/s on 16 x 24 threads) are compared as ratios only. The cache starts warm, holding every "
-      "record's address (the paper's 300 MB cache). Misses: the cache's gain overshoots (1.38 vs 1.19): "
+      "record's address (the paper's 300 MB cache). Misses: the cache's gain overshoots (1.39 vs 1.19): "
       "without it each of customer-position's reads costs a bucket READ and a record READ here, two "
       "dependent round trips; the paper's one-sided R+V without a cache is evidently cheaper per lookup. "
       "One-sided over two-sided (2.02 vs 1.11): R+V=two's calls take the worker threads' CPU "

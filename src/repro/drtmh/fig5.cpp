@@ -151,12 +151,14 @@ ReproFigure drtmh_fig5() {
       "(SEND/RECV over UD, 24 server cores; UD keeps no per-connection QP state, so panel (b) reuses them). "
       "ATOMIC is CAS on distinct, spread words (8 B only). Panel (c) is DrTM+H's own setting for its "
       "per-machine rates: 4 symmetric nodes (the paper has 16), each of 24 threads keeping a batch of 8 "
-      "verbs in flight to the other nodes in turn (perf --symmetric), per node. Its READ / ATOMIC ratio misses "
-      "(1.25 vs 1.81; 28.0 and 22.3 M/s per node against 43.5 and 24 per NIC): both verbs are bound by the "
-      "node's PCIe (84% busy for READ), which its own WQE fetches (one DMA read per doorbell), the READs and "
-      "atomics it serves and the completions share; atomics differ only in holding their engine through "
-      "their PCIe wait. DrTM+H's ConnectX-4 atomics may be slower than the cx5 profile's; no source in hand "
-      "states them.";
+      "verbs in flight to the other nodes in turn (perf --symmetric), per node: READ 39.8 and ATOMIC 25.7 "
+      "M/s per node against 43.5 and 24 per NIC, a ratio of 1.55 against 1.81. Both are bound by the "
+      "read direction of the node's PCIe, which its own WQE fetches (one DMA read per doorbell) and the "
+      "READs and atomics it serves share; atomics also hold their engine through their PCIe wait. Until "
+      "2026-11-30 the model had one PCIe queue for both directions, so the completions and READ data "
+      "written into the node's memory queued with its DMA reads: 28.0 and 22.3 M/s, a ratio of 1.25 "
+      "(a PCI Express link is dual-simplex; nic.mechanisms.pcie_duplex). DrTM+H's ConnectX-4 atomics "
+      "may be slower than the cx5 profile's; no source in hand states them.";
   return f;
 }
 

@@ -44,11 +44,11 @@ ReproFigure drtmh_fig7() {
       "served by the nodes' own worker threads between their transactions' steps (rpc.servers workers: "
       "DrTM+H §4.1's event loops), each call taking the callee thread's CPU (recv + handler + reply, "
       "fitted to Fig. 3b; each handler's accesses, hashing and line checks priced by the measured CPU "
-      "table), not by dedicated cores. Misses on TPC-C (E=one+cache / E=two 2.26, paper 1.26-1.45; 2.87 "
+      "table), not by dedicated cores. Misses on TPC-C (E=one+cache / E=two 2.30, paper 1.26-1.45; 2.87 "
       "while the handlers carried assumed costs, until 2026-11-30): two-sided execution is too costly "
       "relative to one-sided here because the model charges a transaction its OCC bookkeeping and copies "
       "but not TPC-C's own new-order logic, so the RPC service on the same threads is most of their CPU: "
-      "the paper's threads run about 19 K txns/s each (7.3 M on 384 threads), ours about 36 K (1.15 M on "
+      "the paper's threads run about 19 K txns/s each (7.3 M on 384 threads), ours about 37 K (1.18 M on "
       "32).";
   return f;
 }

@@ -57,9 +57,9 @@ ReproFigure sherman_fig13() {
             "Sherman at Zipf 0.99 and 528 gives 17.9 Mops over 300 us, 7.05 over 3 ms, 7.04 over 10 ms); the "
             "uniform panel keeps the short window. The skewed ratios divide Sherman at 528 by FG+'s highest "
             "point, as the paper compares with FG+'s peak. Misses: FG+ collapses already at 88 coroutines "
-            "(0.6-1.3 Mops; its peak is the 16-coroutine point, 2.7), where the paper's FG+ peaks later, so "
-            "the peak ratios overshoot (4.1x and 2.6x against 1.44x and 1.4x); Sherman at Zipf 0.9 falls from "
-            "14.6 Mops at 88 coroutines to 11.2 at 528 (paper: rising to 21). Both follow from the convoys on "
+            "(0.5-1.4 Mops; its peak is the 16-coroutine point, 2.7), where the paper's FG+ peaks later, so "
+            "the peak ratios overshoot (4.0x and 2.6x against 1.44x and 1.4x); Sherman at Zipf 0.9 falls from "
+            "14.8 Mops at 88 coroutines to 10.9 at 528 (paper: rising to 21). Both follow from the convoys on "
             "hot leaves that collapse FG+ in sherman-fig10 (the NIC's engines held by spinning lock CASes); "
             "the cause of Sherman's own decline at Zipf 0.9 is not isolated.";
   return f;

@@ -67,8 +67,8 @@ ReproFigure sherman_fig15() {
             "cache size; the run's cache is that times 2^20 / 10^9 so that it holds the same share of level-1 "
             "nodes. The hit ratio counts the whole run, warm-up included; Tree::warm_cache fills the cache before the run as far as cache_bytes holds. "
             "(b) runs to the steady state (10 ms warm-up + 10 ms window, as sherman-fig10 and fig13; at 16-byte keys "
-            "over 300 us Sherman gave 10.2 Mops and FG+ 4.3, not converged). Miss: (b) at 1 KB keys is 6.7x (paper "
-            "1.4x): FG+ collapses at every key size here (0.18-0.31 Mops), as at 8-byte keys in sherman-fig10, "
+            "over 300 us Sherman gave 10.2 Mops and FG+ 4.3, not converged). Miss: (b) at 1 KB keys is 6.5x (paper "
+            "1.4x): FG+ collapses at every key size here (0.19-0.28 Mops), as at 8-byte keys in sherman-fig10, "
             "while the paper's FG+ at 1 KB keys stays within 1.4x of Sherman; with 33 KB nodes the link, not the "
             "lock convoy, evidently bounds the paper's FG+.";
   return f;

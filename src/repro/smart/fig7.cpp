@@ -86,7 +86,7 @@ ReproFigure smart_fig7() {
             "3.8x): the model's lookup moves 320 B per operation against its 104 Gbit/s PCIe limit, the "
             "paper's RACE bucket reads are evidently larger, since it reports bandwidth saturation at 23.7 "
             "Mops; the CPU work per operation the model charges (measured, about 140 ns) does not bind there. "
-            "Read-heavy SMART-HT at 96 is 13.0 (paper 21.2). (2) Write-heavy SMART-HT at 48 threads is 17% under the paper (4.8 vs 5.7 Mops; 5.3 with the "
+            "Read-heavy SMART-HT at 96 is 14.4 (paper 21.2). (2) Write-heavy SMART-HT at 48 threads is 19% under the paper (4.6 vs 5.7 Mops; 5.3 with the "
             "hash command's longer default windows), with hot keys hotter at 256 Ki keys. It was 1.2 Mops "
             "before the runtime counted retries in the retry-rate window when they happen: counted when their "
             "operation ended, most per-thread windows saw a rate of 0 under Zipf 0.99 and t_max sank to t0 "

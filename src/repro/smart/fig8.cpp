@@ -45,10 +45,10 @@ ReproFigure smart_fig8() {
             "write-heavy and read-heavy beyond 64 threads. Seen here: +ThdResAlloc lifts read-only/read-heavy from "
             "RACE's 5-10 Mops to 34-37 Mops at 32 threads; +WorkReqThrot helps write-heavy at 8-16 threads and "
             "restores 96 threads (12.8 vs 6.7 Mops read-only) by bounding outstanding requests; +ConflictAvoid "
-            "carries write-heavy at every thread count (4.6-6.1 Mops from 8 to 96 threads, against 0.7-1.4 "
+            "carries write-heavy at every thread count (4.3-5.6 Mops from 8 to 96 threads, against 0.7-1.9 "
             "without it beyond 8 threads), as the paper describes. The 96-thread read misses: read-only "
             "overshoots (36.9 vs 23.7: bucket reads smaller than the paper's; the measured CPU work per "
-            "operation, about 140 ns, does not bind at 96 threads), read-heavy falls short (13.0 vs 21.2).";
+            "operation, about 140 ns, does not bind at 96 threads), read-heavy falls short (14.4 vs 21.2).";
   return f;
 }
 
