@@ -178,6 +178,11 @@ Nanos NicModel::requester_dma_read(Nic& nic, Nanos t, uint64_t bytes) {
   return m_.pcie ? nic.pcie_read.book(t, std::max(pcie_read_slot(), transfer), horizon_) : t;
 }
 
+Nanos NicModel::requester_dma_gather(Nic& nic, Nanos t, uint64_t bytes) {
+  const Nanos transfer = std::max<Nanos>(1, ns(static_cast<double>(bytes) * 8.0 / p_.pcie_gbps));
+  return m_.pcie ? nic.pcie_read.book(t, transfer, horizon_) : t;
+}
+
 Nanos NicModel::requester_dma_write(Nic& nic, Nanos t, uint64_t bytes) {
   const Nanos transfer = std::max<Nanos>(1, ns(static_cast<double>(bytes) * 8.0 / p_.pcie_gbps));
   return m_.pcie ? pcie_writes(nic).book(t, transfer, horizon_) : t;
@@ -318,12 +323,7 @@ Nanos NicModel::requester_side(const WrRoute& r, const WorkRequest& wr, Nanos po
   if (busy > 0) t = queue("requester_pu", r, src.pu, t, busy) + busy;
   t += wait;
   if (wr.opcode == Opcode::kWrite) {
-    // The gather is a DMA read: its data comes to the NIC, on the read
-    // direction, for its bandwidth (no read slot: it was never charged one).
-    if (own_pcie && m_.pcie) {
-      const Nanos transfer = std::max<Nanos>(1, ns(static_cast<double>(wr.length) * 8.0 / p_.pcie_gbps));
-      t = src.pcie_read.book(t, transfer, horizon_);
-    }
+    if (own_pcie) t = requester_dma_gather(src, t, wr.length);
     t += p_.pcie_read_ns;  // the NIC gathers the payload
   }
   return t;

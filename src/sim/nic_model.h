@@ -215,6 +215,10 @@ class NicModel final : public TimingModel {
   // write of `bytes`. Both return when the DMA engine starts them.
   Nanos requester_dma_read(Nic& nic, Nanos t, uint64_t bytes = 0);
   Nanos requester_dma_write(Nic& nic, Nanos t, uint64_t bytes);
+  // A WRITE's payload gathered from host memory: a DMA read whose data
+  // comes to the NIC, on the read direction, booked for its bandwidth only
+  // (the calibrated WRITE path never charged it a read slot).
+  Nanos requester_dma_gather(Nic& nic, Nanos t, uint64_t bytes);
   // Between the two NICs of a request, or nothing for loopback.
   Nanos traverse(const WrRoute& r, Nic& from, Nic& to, Nanos t, uint64_t bytes, Rng& rng);
   // The requester NIC's part of a request: processing, cache misses, payload
