@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "latchwork/sim/sim_backend.h"
@@ -128,6 +129,25 @@ TEST(SimRpc, OneCoreServesQueuedCallsInOrder) {
   EXPECT_EQ(st.counters.at("rpc.queue_wait_ns_max"), cost * (kCallers - 1));
 }
 
+// Round-trip times of one 8-byte call to `a`, then one to `b`, repeated
+// `rounds` times (the last round's: earlier ones may miss caches).
+std::pair<Nanos, Nanos> call_pair_ns(SimBackend& sim, HandlerId a, HandlerId b, int rounds = 1) {
+  Nanos a_ns = 0, b_ns = 0;
+  sim.spawn_compute([&](Worker& w) -> Task<void> {
+    std::array<std::byte, 8> req{}, reply{};
+    for (int i = 0; i < rounds; ++i) {
+      Nanos t = w.now();
+      EXPECT_EQ((co_await w.call(0, a, req, reply)).status, Status::kOk);
+      a_ns = w.now() - t;
+      t = w.now();
+      EXPECT_EQ((co_await w.call(0, b, req, reply)).status, Status::kOk);
+      b_ns = w.now() - t;
+    }
+  });
+  sim.run();
+  return {a_ns, b_ns};
+}
+
 // A handler's time is its fixed cost plus what it does: each access to the
 // node's memory as a memory-node thread's (cpu_access_ns), bytes read or
 // written as copies, and its compute() work, all priced by the timing model.
@@ -157,17 +177,7 @@ TEST(SimRpc, HandlerAccessesAndWorkAreCharged) {
   };
   const HandlerId h_idle = sim.register_handler({"idle", idle, 100}).value;
   const HandlerId h_busy = sim.register_handler({"busy", busy, 100}).value;
-  Nanos idle_ns = 0, busy_ns = 0;
-  sim.spawn_compute([&](Worker& w) -> Task<void> {
-    std::array<std::byte, 8> req{}, reply{};
-    Nanos t = w.now();
-    EXPECT_EQ((co_await w.call(0, h_idle, req, reply)).status, Status::kOk);
-    idle_ns = w.now() - t;
-    t = w.now();
-    EXPECT_EQ((co_await w.call(0, h_busy, req, reply)).status, Status::kOk);
-    busy_ns = w.now() - t;
-  });
-  sim.run();
+  const auto [idle_ns, busy_ns] = call_pair_ns(sim, h_idle, h_busy);
   // The simple model prices checks only: the read's copy costs nothing here.
   EXPECT_EQ(busy_ns - idle_ns, (kLoads + 2) * 17 + kLines * 3);
 }
@@ -193,19 +203,8 @@ TEST(SimRpc, HandlerCopiesCostTheProfilesPerByte) {
   };
   const HandlerId h_small = sim.register_handler({"small", reader(8), 100}).value;
   const HandlerId h_large = sim.register_handler({"large", reader(1024), 100}).value;
-  Nanos small_ns = 0, large_ns = 0;
-  sim.spawn_compute([&](Worker& w) -> Task<void> {
-    std::array<std::byte, 8> req{}, reply{};
-    for (int i = 0; i < 2; ++i) {  // the second pair: the QP's context is cached
-      Nanos t = w.now();
-      EXPECT_EQ((co_await w.call(0, h_small, req, reply)).status, Status::kOk);
-      small_ns = w.now() - t;
-      t = w.now();
-      EXPECT_EQ((co_await w.call(0, h_large, req, reply)).status, Status::kOk);
-      large_ns = w.now() - t;
-    }
-  });
-  sim.run();
+  // The second pair: the QP's context is cached.
+  const auto [small_ns, large_ns] = call_pair_ns(sim, h_small, h_large, 2);
   EXPECT_EQ(large_ns - small_ns, 2 * (1024 - 8) / 2);
 }
 
